@@ -1,0 +1,41 @@
+# A thin layer over CMake.  make bench: build and run the benchmark report;
+# make test: the whole suite, in a default, an ASan+UBSan and a TSan build.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+PREFIX ?= /usr/local
+CTEST_JOBS ?= 2
+BENCH_ARGS ?= all
+
+.PHONY: all build test test-default test-asan test-tsan bench install clean
+
+all: build
+
+build:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: test-default test-asan test-tsan
+
+test-default: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(CTEST_JOBS)
+
+test-asan:
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DQUIESCE_SANITIZE=address -DQUIESCE_BUILD_BENCH=OFF
+	cmake --build $(BUILD)-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		ctest --test-dir $(BUILD)-asan --output-on-failure -j $(CTEST_JOBS)
+
+test-tsan:
+	cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUIESCE_SANITIZE=thread -DQUIESCE_BUILD_BENCH=OFF
+	cmake --build $(BUILD)-tsan -j $(JOBS)
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+		ctest --test-dir $(BUILD)-tsan --output-on-failure -j $(CTEST_JOBS)
+
+bench: build
+	$(BUILD)/bench/quiesce-bench $(BENCH_ARGS)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan bench-results

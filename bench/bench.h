@@ -1,0 +1,74 @@
+/*
+ * bench.h - the frame of quiesce-bench.
+ *
+ * Each experiment lives in its own file and registers itself with
+ * QB_EXPERIMENT(); main.c runs them by name or all in order (the seed
+ * experiments first).  Figures are recorded with their spread over
+ * repetitions through qb_record(), and ratios against a peer through
+ * qb_ratio(); main.c prints them and writes bench-results/.
+ */
+#ifndef QUIESCE_BENCH_H
+#define QUIESCE_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct qb_options {
+	bool quick;		/* the 30-second version */
+	int repetitions;	/* how many samples each figure takes */
+};
+
+struct qb_experiment {
+	const char *name;	/* the subcommand */
+	const char *title;	/* one line for the report */
+	int order;		/* 0-99 seed experiments, 100+ peer tables */
+	void (*run)(const struct qb_options *opt);
+};
+
+void qb_register(const struct qb_experiment *e);
+
+#define QB_EXPERIMENT(ident, ...)                                         \
+	static const struct qb_experiment ident = { __VA_ARGS__ };        \
+	__attribute__((constructor)) static void ident##_register(void)   \
+	{                                                                 \
+		qb_register(&ident);                                      \
+	}
+
+uint64_t qb_now_ns(void);
+
+struct qb_spread {
+	double min, median, max;
+	int n;
+};
+
+/*
+ * Records one figure: its samples' min/median/max, printed as a row and
+ * kept for the CSV/JSON results.  Returns the spread.
+ */
+struct qb_spread qb_record(const char *experiment, const char *subject,
+			   const char *metric, const char *unit,
+			   const double *samples, int n);
+
+/*
+ * Records the ratio of two figures recorded before (numerator / denominator
+ * medians, with the range their spreads allow), and the goal it is held to
+ * ("<= 1.0", or NULL).  Returns the median ratio.
+ */
+double qb_ratio(const char *experiment, const char *metric,
+		const char *numerator, const char *denominator,
+		const char *goal);
+
+/* Names a peer that this build lacks, with the package that brings it. */
+void qb_missing_peer(const char *experiment, const char *peer,
+		     const char *package);
+
+/* Prints a heading for a group of rows. */
+void qb_heading(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A progress line on stderr, overwritten by the next one. */
+void qb_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Runs fn(arg_i) on n threads, released together; returns when all end. */
+void qb_run_threads(int n, void *(*fn)(void *), void *args, size_t arg_size);
+
+#endif

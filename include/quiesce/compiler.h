@@ -1,0 +1,48 @@
+/*
+ * quiesce/compiler.h - the few compiler and memory-model helpers that the
+ * inline fast paths of the public headers need.
+ *
+ * Every fence has a name that says what it orders.  On x86-64 the acquire
+ * and release forms compile to plain moves; only the store-load fence costs
+ * an instruction.  Code that uses these must still say, in a comment, what
+ * each one pairs with.
+ */
+#ifndef QUIESCE_COMPILER_H
+#define QUIESCE_COMPILER_H
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define QUIESCE_API __attribute__((visibility("default")))
+#else
+#define QUIESCE_API
+#endif
+
+#define QUIESCE_LIKELY(x) __builtin_expect(!!(x), 1)
+#define QUIESCE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define QUIESCE_CACHELINE 64
+#define QUIESCE_CACHELINE_ALIGNED __attribute__((aligned(QUIESCE_CACHELINE)))
+#define QUIESCE_NORETURN __attribute__((noreturn))
+#define QUIESCE_COLD __attribute__((cold, noinline))
+
+/* Keeps the compiler from moving memory accesses across this point. */
+#define quiesce_compiler_barrier() __asm__ __volatile__("" ::: "memory")
+
+#define QUIESCE_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define QUIESCE_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define QUIESCE_LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define QUIESCE_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+/* Orders earlier stores before later loads: the one fence x86 pays for. */
+#define quiesce_fence_store_load() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+static inline void quiesce_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("pause" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	quiesce_compiler_barrier();
+#endif
+}
+
+#endif /* QUIESCE_COMPILER_H */

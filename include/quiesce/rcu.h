@@ -1,0 +1,247 @@
+/*
+ * quiesce/rcu.h - read-copy update for user space.
+ *
+ * Readers:   rcu_read_lock(); p = rcu_dereference(gp); ... rcu_read_unlock();
+ * Updaters:  rcu_assign_pointer(gp, new); synchronize_rcu(); free(old);
+ *
+ * Rules for callers
+ * - A read-side critical section may nest, may not block for long (a stalled
+ *   reader delays every grace period and is reported after the stall
+ *   timeout), and may not call synchronize_rcu() or its expedited form:
+ *   that would wait for itself, so it aborts with a message instead.
+ * - Threads register on their first rcu_read_lock(); rcu_register_thread()
+ *   does it ahead of time.  A thread that exits while registered is
+ *   unregistered by a thread-exit destructor; one that exits inside a
+ *   critical section is reported on stderr and unregistered.
+ * - After fork() the child's registry holds only the forking thread.
+ *
+ * Grace periods
+ * - synchronize_rcu() waits for a normal grace period.  It interrupts no
+ *   CPU: the heavy barrier it needs comes from membarrier(GLOBAL), which
+ *   piggy-backs on the kernel's own grace period, so it takes a fraction of
+ *   a millisecond but costs other CPUs nothing.
+ * - synchronize_rcu_expedited() takes microseconds: membarrier
+ *   (PRIVATE_EXPEDITED) interrupts the CPUs that run this process's threads
+ *   and no others.  Prefer batching updates under one normal grace period,
+ *   or call_rcu(), to expediting each one.
+ * - Concurrent callers share grace periods: every caller that arrives while
+ *   one runs is released together by the next one.
+ * - QUIESCE_RCU_NORMAL=1 turns expedited requests into normal ones (for
+ *   real-time users who want no interrupts); QUIESCE_RCU_EXPEDITED=1 does
+ *   the reverse.  rcu_set_normal()/rcu_set_expedited() do the same at run
+ *   time.
+ *
+ * The reader fast path is inline: a thread-local load and store, a compiler
+ * barrier and, on the outermost unlock, a load of one read-mostly shared
+ * word.  The ordering argument is in src/gp_engine.c.
+ */
+#ifndef QUIESCE_RCU_H
+#define QUIESCE_RCU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <quiesce/compiler.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * A reader's counter: 0 outside any critical section; inside, the phase of
+ * the grace-period counter at the outermost rcu_read_lock() in the high
+ * bits, and the nesting depth in the low QUIESCE_RCU_NEST_BITS bits.
+ */
+#define QUIESCE_RCU_NEST_BITS 16
+#define QUIESCE_RCU_NEST_MASK ((1UL << QUIESCE_RCU_NEST_BITS) - 1)
+#define QUIESCE_RCU_PHASE_ONE (1UL << QUIESCE_RCU_NEST_BITS)
+
+struct quiesce_rcu_reader {
+	unsigned long ctr;	/* read by the grace-period engine */
+	bool registered;	/* owned by this thread */
+} QUIESCE_CACHELINE_ALIGNED;
+
+/* Read-mostly: written once per grace period, read by every reader. */
+struct quiesce_rcu_gp_word {
+	unsigned long ctr;	/* current phase, nesting depth 1 */
+	int writer_sleeping;	/* a grace period sleeps, waiting for readers */
+} QUIESCE_CACHELINE_ALIGNED;
+
+QUIESCE_API extern __thread struct quiesce_rcu_reader quiesce_rcu_reader_self
+	__attribute__((tls_model("initial-exec")));
+QUIESCE_API extern struct quiesce_rcu_gp_word quiesce_rcu_gp_word;
+
+QUIESCE_API void quiesce_rcu_register_thread(void);
+QUIESCE_API void quiesce_rcu_unregister_thread(void);
+QUIESCE_API QUIESCE_COLD void quiesce_rcu_register_on_first_use(void);
+QUIESCE_API QUIESCE_COLD QUIESCE_NORETURN void quiesce_rcu_unbalanced_unlock(void);
+QUIESCE_API QUIESCE_COLD void quiesce_rcu_wake_grace_period(void);
+
+static inline void quiesce_rcu_read_lock(void)
+{
+	struct quiesce_rcu_reader *self = &quiesce_rcu_reader_self;
+	unsigned long ctr = self->ctr;
+
+	if (QUIESCE_LIKELY(!(ctr & QUIESCE_RCU_NEST_MASK))) {
+		if (QUIESCE_UNLIKELY(!self->registered))
+			quiesce_rcu_register_on_first_use();
+		QUIESCE_STORE(&self->ctr, QUIESCE_LOAD(&quiesce_rcu_gp_word.ctr));
+	} else {
+		QUIESCE_STORE(&self->ctr, ctr + 1);
+	}
+	/*
+	 * Keeps the section's loads after the counter store in program order.
+	 * The CPU may still reorder them (store-load); the grace period's
+	 * membarrier() pairs with this point and acts as the missing fence.
+	 */
+	quiesce_compiler_barrier();
+}
+
+static inline void quiesce_rcu_read_unlock(void)
+{
+	struct quiesce_rcu_reader *self = &quiesce_rcu_reader_self;
+	unsigned long ctr = self->ctr;
+
+	if (QUIESCE_UNLIKELY(!(ctr & QUIESCE_RCU_NEST_MASK)))
+		quiesce_rcu_unbalanced_unlock();
+	if (QUIESCE_LIKELY((ctr & QUIESCE_RCU_NEST_MASK) == 1)) {
+		/*
+		 * Release: the section's loads complete before the grace
+		 * period can see the reader leave.  Pairs with the acquire
+		 * load in the grace period's reader scan, so no second
+		 * membarrier is needed after the scan.
+		 */
+		QUIESCE_STORE_RELEASE(&self->ctr, 0UL);
+		/*
+		 * A sleeping grace period set writer_sleeping before its last
+		 * scan.  If this load misses that store, the scan saw our
+		 * exit, or its timed sleep ends and rescans.
+		 */
+		if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_rcu_gp_word.writer_sleeping)))
+			quiesce_rcu_wake_grace_period();
+	} else {
+		QUIESCE_STORE(&self->ctr, ctr - 1);
+	}
+}
+
+static inline bool quiesce_rcu_read_ongoing(void)
+{
+	return (quiesce_rcu_reader_self.ctr & QUIESCE_RCU_NEST_MASK) != 0;
+}
+
+/*
+ * Publishing and reading pointers.  rcu_dereference() relies on the address
+ * dependency from the pointer load to the loads through it, as the kernel's
+ * READ_ONCE() does; under ThreadSanitizer, which cannot see dependencies,
+ * it is an acquire load.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define QUIESCE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define QUIESCE_TSAN 1
+#endif
+#endif
+
+#ifdef QUIESCE_TSAN
+#define quiesce_rcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#else
+#define quiesce_rcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#endif
+/* Release: the new object's initialization is visible before the pointer. */
+#define quiesce_rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define quiesce_rcu_access_pointer(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+/* Full ordering both ways, as liburcu's: returns the previous pointer. */
+#define quiesce_rcu_xchg_pointer(pp, v) __atomic_exchange_n((pp), (v), __ATOMIC_SEQ_CST)
+/* Returns the pointer found; the store happened when that equals old. */
+#define quiesce_rcu_cmpxchg_pointer(pp, old, v)                                \
+	({                                                                      \
+		__typeof__(*(pp)) quiesce_expected_ = (old);                    \
+		__atomic_compare_exchange_n((pp), &quiesce_expected_, (v), 0,   \
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+		quiesce_expected_;                                              \
+	})
+#define QUIESCE_RCU_INITIALIZER(v) (v)
+
+/* Grace periods. */
+QUIESCE_API void quiesce_synchronize_rcu(void);
+QUIESCE_API void quiesce_synchronize_rcu_expedited(void);
+
+/*
+ * Polled grace periods.  A cookie names a grace period: poll_state returns
+ * true once a full grace period has elapsed since the cookie was taken.
+ * start_poll also asks the background grace-period worker to run one, so
+ * the cookie completes without anyone blocking.
+ */
+QUIESCE_API unsigned long quiesce_get_state_synchronize_rcu(void);
+QUIESCE_API unsigned long quiesce_start_poll_synchronize_rcu(void);
+QUIESCE_API bool quiesce_poll_state_synchronize_rcu(unsigned long cookie);
+QUIESCE_API void quiesce_cond_synchronize_rcu(unsigned long cookie);
+
+/* Global knobs, as the kernel's rcu_normal and rcu_expedited. */
+QUIESCE_API void quiesce_rcu_set_normal(bool on);
+QUIESCE_API void quiesce_rcu_set_expedited(bool on);
+
+/*
+ * The mechanism that orders a grace period against readers, chosen once at
+ * start-up.  QUIESCE_RCU_BACKEND=signal forces the signal handshake.
+ */
+enum quiesce_rcu_backend {
+	QUIESCE_RCU_BACKEND_MEMBARRIER,	/* GLOBAL normal, PRIVATE_EXPEDITED fast */
+	QUIESCE_RCU_BACKEND_SIGNAL,	/* a signal handshake with each reader */
+};
+QUIESCE_API enum quiesce_rcu_backend quiesce_rcu_backend(void);
+QUIESCE_API const char *quiesce_rcu_backend_name(void);
+
+/* Counters since start-up (or since fork(), in a child). */
+struct quiesce_rcu_stats {
+	uint64_t gp_normal;		/* normal grace periods run */
+	uint64_t gp_expedited;		/* expedited grace periods run */
+	uint64_t sync_calls;		/* synchronize_rcu*() calls */
+	uint64_t stall_warnings;	/* stall warnings issued */
+	uint64_t registered_threads;	/* threads registered now */
+};
+QUIESCE_API void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out);
+
+/*
+ * Stall warnings.  A grace period that has waited longer than the timeout
+ * (default 21000 ms, QUIESCE_STALL_TIMEOUT_MS, or this call) for a reader
+ * reports it, then again at doubling intervals.  The handler replaces the
+ * printer; NULL restores it.
+ */
+struct quiesce_rcu_stall {
+	int tid;			/* the stalled reader's thread id */
+	const char *thread_name;	/* its name, as pthread_setname_np set it */
+	uint64_t waited_ms;		/* how long the grace period has waited */
+};
+typedef void (*quiesce_rcu_stall_handler_fn)(const struct quiesce_rcu_stall *stall);
+QUIESCE_API void quiesce_rcu_set_stall_timeout_ms(uint64_t ms);
+QUIESCE_API void quiesce_rcu_set_stall_handler(quiesce_rcu_stall_handler_fn fn);
+
+#ifndef QUIESCE_NO_SHORT_NAMES
+#define rcu_read_lock quiesce_rcu_read_lock
+#define rcu_read_unlock quiesce_rcu_read_unlock
+#define rcu_read_ongoing quiesce_rcu_read_ongoing
+#define rcu_register_thread quiesce_rcu_register_thread
+#define rcu_unregister_thread quiesce_rcu_unregister_thread
+#define rcu_dereference quiesce_rcu_dereference
+#define rcu_assign_pointer quiesce_rcu_assign_pointer
+#define rcu_access_pointer quiesce_rcu_access_pointer
+#define rcu_xchg_pointer quiesce_rcu_xchg_pointer
+#define rcu_cmpxchg_pointer quiesce_rcu_cmpxchg_pointer
+#define RCU_INITIALIZER QUIESCE_RCU_INITIALIZER
+#define synchronize_rcu quiesce_synchronize_rcu
+#define synchronize_rcu_expedited quiesce_synchronize_rcu_expedited
+#define get_state_synchronize_rcu quiesce_get_state_synchronize_rcu
+#define start_poll_synchronize_rcu quiesce_start_poll_synchronize_rcu
+#define poll_state_synchronize_rcu quiesce_poll_state_synchronize_rcu
+#define cond_synchronize_rcu quiesce_cond_synchronize_rcu
+#define rcu_set_normal quiesce_rcu_set_normal
+#define rcu_set_expedited quiesce_rcu_set_expedited
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUIESCE_RCU_H */

@@ -1,0 +1,93 @@
+#include "check.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t check_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void check_sleep_us(unsigned us)
+{
+	struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+int check_run_child(void (*fn)(void *), void *arg, char *err, size_t cap)
+{
+	int fds[2];
+	pid_t pid;
+	size_t len = 0;
+	int status;
+
+	CHECK(pipe(fds) == 0, "pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(fds[0]);
+		dup2(fds[1], STDERR_FILENO);
+		fn(arg);
+		_exit(0);
+	}
+	close(fds[1]);
+	for (;;) {
+		char sink[256];
+		char *dst = len + 1 < cap ? err + len : sink;
+		size_t room = len + 1 < cap ? cap - 1 - len : sizeof(sink);
+		ssize_t n = read(fds[0], dst, room);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (dst == err + len)
+			len += (size_t)n;
+	}
+	close(fds[0]);
+	if (cap)
+		err[len] = '\0';
+	while (waitpid(pid, &status, 0) < 0)
+		CHECK(errno == EINTR, "waitpid: %s", strerror(errno));
+	return status;
+}
+
+void check_child_aborts(void (*fn)(void *), void *arg, const char *expect)
+{
+	char err[4096];
+	int status = check_run_child(fn, arg, err, sizeof(err));
+
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+	      "child was expected to abort (status %#x), stderr: %s", status, err);
+	CHECK(strstr(err, expect) != NULL,
+	      "abort message lacks \"%s\": %s", expect, err);
+}
+
+void check_child_detects_violation(void (*fn)(void *), void *arg)
+{
+	char err[4096];
+	int status = check_run_child(fn, arg, err, sizeof(err));
+
+	if (WIFEXITED(status)) {
+		CHECK(WEXITSTATUS(status) != 0,
+		      "the checker missed a deliberately broken primitive");
+	} else {
+		CHECK(WIFSIGNALED(status), "unexpected child status %#x", status);
+	}
+	fprintf(stderr, "broken control caught, as it must be: %.200s\n", err);
+}
+
+void check_poison(void *p, size_t len)
+{
+	memset(p, CHECK_POISON_BYTE, len);
+}

@@ -1,0 +1,58 @@
+/*
+ * check.h - the test suite's assertions and child-process helpers.
+ *
+ * Tests fail loudly and exit non-zero.  Misuse that must abort, and
+ * deliberately broken ("busted") primitives that must be caught, run in a
+ * forked child so that the test can observe the failure.
+ */
+#ifndef QUIESCE_TEST_CHECK_H
+#define QUIESCE_TEST_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CHECK(cond, ...)                                                     \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, \
+				__LINE__, #cond);                            \
+			fprintf(stderr, __VA_ARGS__);                        \
+			fputc('\n', stderr);                                 \
+			exit(1);                                             \
+		}                                                            \
+	} while (0)
+
+/* Monotonic time in nanoseconds. */
+uint64_t check_now_ns(void);
+
+/* Sleeps for the given number of microseconds. */
+void check_sleep_us(unsigned us);
+
+/*
+ * Runs fn(arg) in a forked child.  Returns the child's exit status as
+ * waitpid() reports it, and copies up to cap-1 bytes of what the child wrote
+ * to stderr into err (NUL-terminated).
+ */
+int check_run_child(void (*fn)(void *), void *arg, char *err, size_t cap);
+
+/*
+ * Runs fn(arg) in a child and fails the test unless the child was killed
+ * by SIGABRT after writing a message that contains `expect` to stderr.
+ */
+void check_child_aborts(void (*fn)(void *), void *arg, const char *expect);
+
+/*
+ * Runs fn(arg) in a child that is expected to detect a violation and exit
+ * with a non-zero status (or die by a signal: a sanitizer or the poison
+ * may stop it first); fails the test when the child exits 0, that is when
+ * the checker missed a broken primitive.
+ */
+void check_child_detects_violation(void (*fn)(void *), void *arg);
+
+/* Fills freed memory so that a reader that still sees it can tell. */
+#define CHECK_POISON_BYTE 0x6b
+void check_poison(void *p, size_t len);
+
+#endif
