@@ -11,6 +11,7 @@
 #define QUIESCE_BENCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct qb_options {

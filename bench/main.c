@@ -215,7 +215,7 @@ static void print_machine(void)
 		if (!strncmp(line, "model name", 10)) {
 			char *colon = strchr(line, ':');
 
-			snprintf(model, sizeof(model), "%s", colon ? colon + 2 : line);
+			snprintf(model, sizeof(model), "%.200s", colon ? colon + 2 : line);
 			model[strcspn(model, "\n")] = '\0';
 			break;
 		}

@@ -193,7 +193,7 @@ enum quiesce_rcu_backend {
 QUIESCE_API enum quiesce_rcu_backend quiesce_rcu_backend(void);
 QUIESCE_API const char *quiesce_rcu_backend_name(void);
 
-/* Counters since start-up (or since fork(), in a child). */
+/* Counters since start-up; a child of fork() inherits them. */
 struct quiesce_rcu_stats {
 	uint64_t gp_normal;		/* normal grace periods run */
 	uint64_t gp_expedited;		/* expedited grace periods run */

@@ -1,0 +1,146 @@
+/*
+ * registry.c - registering reader threads, on demand and at exit.
+ *
+ * A thread's entry lives in its own TLS, next to its reader counter, so
+ * registering allocates nothing.  A pthread key destructor unregisters a
+ * thread that exits while registered; it runs before the thread's TLS is
+ * freed, so the registry never points into a dead thread.
+ */
+#include "registry.h"
+
+#include <stdio.h>
+
+#include "diag.h"
+
+__thread struct quiesce_rcu_reader quiesce_rcu_reader_self
+	__attribute__((tls_model("initial-exec")));
+static __thread struct quiesce_registry_entry self_entry
+	__attribute__((tls_model("initial-exec")));
+
+pthread_mutex_t quiesce_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+struct quiesce_registry_entry quiesce_registry_head = {
+	.next = &quiesce_registry_head, .prev = &quiesce_registry_head,
+};
+unsigned long quiesce_registry_count;
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+struct quiesce_registry_entry *quiesce_registry_self(void)
+{
+	return &self_entry;
+}
+
+static void unregister_self(void)
+{
+	pthread_mutex_lock(&quiesce_registry_lock);
+	self_entry.prev->next = self_entry.next;
+	self_entry.next->prev = self_entry.prev;
+	quiesce_registry_count--;
+	pthread_mutex_unlock(&quiesce_registry_lock);
+	quiesce_rcu_reader_self.registered = false;
+}
+
+static void thread_exit_destructor(void *unused)
+{
+	struct quiesce_rcu_reader *self = &quiesce_rcu_reader_self;
+
+	if (!self->registered)
+		return;
+	if (self->ctr & QUIESCE_RCU_NEST_MASK) {
+		char name[32] = "?";
+
+		pthread_getname_np(pthread_self(), name, sizeof(name));
+		quiesce_warn("thread \"%s\" exited inside an RCU read-side critical section "
+			     "(nesting depth %lu); the section is ended for it",
+			     name, self->ctr & QUIESCE_RCU_NEST_MASK);
+		/* Release: as the outermost rcu_read_unlock() would. */
+		QUIESCE_STORE_RELEASE(&self->ctr, 0UL);
+	}
+	unregister_self();
+}
+
+static void create_exit_key(void)
+{
+	if (pthread_key_create(&exit_key, thread_exit_destructor))
+		quiesce_die("pthread_key_create failed: cannot track thread exits");
+}
+
+void quiesce_rcu_register_thread(void)
+{
+	if (quiesce_rcu_reader_self.registered)
+		return;
+	pthread_once(&exit_key_once, create_exit_key);
+	/* Any non-NULL value makes the destructor run at thread exit. */
+	pthread_setspecific(exit_key, &self_entry);
+
+	self_entry.reader = &quiesce_rcu_reader_self;
+	self_entry.thread = pthread_self();
+	self_entry.tid = quiesce_gettid();
+	self_entry.barrier_pending = 0;
+	pthread_mutex_lock(&quiesce_registry_lock);
+	self_entry.next = &quiesce_registry_head;
+	self_entry.prev = quiesce_registry_head.prev;
+	quiesce_registry_head.prev->next = &self_entry;
+	quiesce_registry_head.prev = &self_entry;
+	quiesce_registry_count++;
+	pthread_mutex_unlock(&quiesce_registry_lock);
+	quiesce_rcu_reader_self.registered = true;
+}
+
+void quiesce_rcu_register_on_first_use(void)
+{
+	quiesce_rcu_register_thread();
+}
+
+void quiesce_rcu_unregister_thread(void)
+{
+	if (!quiesce_rcu_reader_self.registered)
+		return;
+	if (quiesce_rcu_reader_self.ctr & QUIESCE_RCU_NEST_MASK)
+		quiesce_die("rcu_unregister_thread() called inside an RCU read-side "
+			    "critical section");
+	pthread_setspecific(exit_key, NULL);
+	unregister_self();
+}
+
+void quiesce_rcu_unbalanced_unlock(void)
+{
+	quiesce_die("rcu_read_unlock() without a matching rcu_read_lock()");
+}
+
+/*
+ * fork(): the child keeps only the forking thread.  The lock is taken around
+ * fork() so that the child never inherits a list in mid-update; it is held
+ * for short scans only, so a fork never waits for a grace period.
+ */
+static void registry_prepare_fork(void)
+{
+	pthread_mutex_lock(&quiesce_registry_lock);
+}
+
+static void registry_parent_after_fork(void)
+{
+	pthread_mutex_unlock(&quiesce_registry_lock);
+}
+
+static void registry_child_after_fork(void)
+{
+	quiesce_registry_head.next = quiesce_registry_head.prev = &quiesce_registry_head;
+	quiesce_registry_count = 0;
+	if (quiesce_rcu_reader_self.registered) {
+		self_entry.tid = quiesce_gettid();
+		self_entry.thread = pthread_self();
+		self_entry.barrier_pending = 0;
+		self_entry.next = self_entry.prev = &quiesce_registry_head;
+		quiesce_registry_head.next = quiesce_registry_head.prev = &self_entry;
+		quiesce_registry_count = 1;
+	}
+	pthread_mutex_unlock(&quiesce_registry_lock);
+}
+
+__attribute__((constructor)) static void registry_init(void)
+{
+	pthread_atfork(registry_prepare_fork, registry_parent_after_fork,
+		       registry_child_after_fork);
+}

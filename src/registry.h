@@ -1,0 +1,36 @@
+/*
+ * registry.h - the list of threads that may be inside a read-side critical
+ * section, which a grace period scans.
+ */
+#ifndef QUIESCE_REGISTRY_H
+#define QUIESCE_REGISTRY_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include <quiesce/rcu.h>
+
+struct quiesce_registry_entry {
+	struct quiesce_registry_entry *next, *prev;
+	struct quiesce_rcu_reader *reader;	/* the thread's TLS counter */
+	pthread_t thread;
+	int tid;
+	int barrier_pending;	/* signal backend: handshake not yet answered */
+};
+
+/*
+ * Held only for short scans, never while sleeping, so that threads can
+ * register and exit while a grace period waits.
+ */
+extern pthread_mutex_t quiesce_registry_lock;
+extern struct quiesce_registry_entry quiesce_registry_head;
+extern unsigned long quiesce_registry_count;
+
+#define quiesce_registry_for_each(e)                                        \
+	for (struct quiesce_registry_entry *e = quiesce_registry_head.next; \
+	     e != &quiesce_registry_head; e = e->next)
+
+/* The calling thread's entry (in static TLS, so signal handlers may use it). */
+struct quiesce_registry_entry *quiesce_registry_self(void);
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * Readers traverse an RCU-protected object while updaters replace it and
+ * free the old one after a grace period.  A retired object is poisoned and
+ * kept in quarantine for a while before it is really freed, so a reader
+ * that still holds it sees the poison; the busted control (grace periods
+ * that do not wait) must be caught.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <quiesce/rcu.h>
+
+#include "check.h"
+#include "gp_engine.h"
+
+#define LIVE 0x4c495645u
+#define PAYLOAD 6
+#define QUARANTINE 256
+#define READERS 3
+#define UPDATERS 2
+
+struct elem {
+	unsigned magic;
+	unsigned long seq;
+	unsigned long payload[PAYLOAD];
+};
+
+static struct elem *current;
+static atomic_bool stop;
+static atomic_ulong violations, reads, updates;
+static pthread_mutex_t quarantine_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct elem *quarantine[QUARANTINE];
+static unsigned quarantine_next;
+
+static struct elem *new_elem(unsigned long seq)
+{
+	struct elem *e = malloc(sizeof(*e));
+
+	e->magic = LIVE;
+	e->seq = seq;
+	for (int i = 0; i < PAYLOAD; i++)
+		e->payload[i] = seq * (unsigned long)(i + 1);
+	return e;
+}
+
+static void retire(struct elem *e)
+{
+	struct elem *evicted;
+
+	check_poison(e, sizeof(*e));
+	pthread_mutex_lock(&quarantine_lock);
+	evicted = quarantine[quarantine_next];
+	quarantine[quarantine_next] = e;
+	quarantine_next = (quarantine_next + 1) % QUARANTINE;
+	pthread_mutex_unlock(&quarantine_lock);
+	free(evicted);
+}
+
+static bool elem_intact(const struct elem *e)
+{
+	if (__atomic_load_n(&e->magic, __ATOMIC_RELAXED) != LIVE)
+		return false;
+	for (int i = 0; i < PAYLOAD; i++)
+		if (__atomic_load_n(&e->payload[i], __ATOMIC_RELAXED) !=
+		    __atomic_load_n(&e->seq, __ATOMIC_RELAXED) * (unsigned long)(i + 1))
+			return false;
+	return true;
+}
+
+static void *reader(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		struct elem *e;
+		unsigned spin = rand_r(&seed) % 2000;
+
+		rcu_read_lock();
+		e = rcu_dereference(current);
+		if (rand_r(&seed) % 4 == 0) {
+			/* A nested section must not end protection early. */
+			rcu_read_lock();
+			rcu_read_unlock();
+		}
+		for (unsigned i = 0; i < spin; i++)
+			quiesce_cpu_relax();
+		if (!elem_intact(e))
+			atomic_fetch_add(&violations, 1);
+		rcu_read_unlock();
+		atomic_fetch_add_explicit(&reads, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static void *updater(void *arg)
+{
+	unsigned long seq = (uintptr_t)arg << 40;
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		struct elem *old = rcu_xchg_pointer(&current, new_elem(++seq));
+
+		if (seq % 3 == 0)
+			synchronize_rcu_expedited();
+		else
+			synchronize_rcu();
+		retire(old);
+		atomic_fetch_add_explicit(&updates, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static unsigned long run_stress(unsigned ms)
+{
+	pthread_t r[READERS], u[UPDATERS];
+
+	current = new_elem(0);
+	atomic_store(&stop, false);
+	for (uintptr_t i = 0; i < READERS; i++)
+		pthread_create(&r[i], NULL, reader, (void *)(i + 1));
+	for (uintptr_t i = 0; i < UPDATERS; i++)
+		pthread_create(&u[i], NULL, updater, (void *)(i + 1));
+	check_sleep_us(ms * 1000);
+	atomic_store(&stop, true);
+	for (int i = 0; i < READERS; i++)
+		pthread_join(r[i], NULL);
+	for (int i = 0; i < UPDATERS; i++)
+		pthread_join(u[i], NULL);
+	fprintf(stderr, "%lu reads, %lu updates, %lu violations\n", atomic_load(&reads),
+		atomic_load(&updates), atomic_load(&violations));
+	return atomic_load(&violations);
+}
+
+static void busted_child(void *arg)
+{
+	quiesce_test_busted_gp = true;
+	exit(run_stress(1500) ? 1 : 0);
+}
+
+int main(void)
+{
+	fprintf(stderr, "backend: %s\n", quiesce_rcu_backend_name());
+	CHECK(run_stress(1500) == 0, "readers saw freed objects");
+	CHECK(atomic_load(&updates) > 10, "updaters made progress");
+	check_child_detects_violation(busted_child, NULL);
+	printf("rcu stress: all checks passed\n");
+	return 0;
+}
