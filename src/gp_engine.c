@@ -44,6 +44,7 @@
 #include <sched.h>
 #include <string.h>
 
+#include "call_rcu.h"
 #include "diag.h"
 #include "futex.h"
 #include "gp_barrier.h"
@@ -215,6 +216,8 @@ void quiesce_gp_wait_for(unsigned long snap, bool expedited)
 {
 	if (quiesce_gp_seq_done(quiesce_gp_seq_current(), snap))
 		return;
+	/* rcu_normal holds for the library's own expedited requests too. */
+	expedited = expedited && !QUIESCE_LOAD(&knob_normal);
 	pthread_mutex_lock(&gp_lock);
 	while (!quiesce_gp_seq_done(gp_seq, snap))
 		run_one_grace_period(expedited);
@@ -294,6 +297,7 @@ void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out)
 	pthread_mutex_lock(&quiesce_registry_lock);
 	out->registered_threads = quiesce_registry_count;
 	pthread_mutex_unlock(&quiesce_registry_lock);
+	quiesce_call_rcu_get_stats(out);
 }
 
 /*
