@@ -1,7 +1,9 @@
 #include "check.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -90,4 +92,65 @@ void check_child_detects_violation(void (*fn)(void *), void *arg)
 void check_poison(void *p, size_t len)
 {
 	memset(p, CHECK_POISON_BYTE, len);
+}
+
+void check_join_within(pthread_t t, unsigned ms, const char *what)
+{
+	struct timespec deadline;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += ms / 1000;
+	deadline.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	CHECK(pthread_timedjoin_np(t, NULL, &deadline) == 0, "%s: stuck for %u ms", what, ms);
+}
+
+#define PREEMPT_SIGNAL (SIGRTMIN + 7)
+
+static struct {
+	const pthread_t *threads;
+	int n;
+	unsigned period_us;
+	atomic_bool stop;
+	pthread_t injector;
+} preempt;
+
+static void preempt_handler(int sig)
+{
+	struct timespec ts = { 0, 50000 + (long)(check_now_ns() % 100000) };
+
+	nanosleep(&ts, NULL);
+}
+
+static void *preempt_injector(void *unused)
+{
+	unsigned seed = 7;
+
+	while (!atomic_load_explicit(&preempt.stop, memory_order_relaxed)) {
+		pthread_kill(preempt.threads[rand_r(&seed) % (unsigned)preempt.n], PREEMPT_SIGNAL);
+		check_sleep_us(preempt.period_us);
+	}
+	return NULL;
+}
+
+void check_preempt_start(const pthread_t *threads, int n, unsigned period_us)
+{
+	struct sigaction sa = { .sa_handler = preempt_handler, .sa_flags = SA_RESTART };
+
+	sigaction(PREEMPT_SIGNAL, &sa, NULL);
+	preempt.threads = threads;
+	preempt.n = n;
+	preempt.period_us = period_us;
+	atomic_store(&preempt.stop, false);
+	CHECK(pthread_create(&preempt.injector, NULL, preempt_injector, NULL) == 0,
+	      "cannot start the preemption injector");
+}
+
+void check_preempt_stop(void)
+{
+	atomic_store(&preempt.stop, true);
+	pthread_join(preempt.injector, NULL);
 }

@@ -8,6 +8,7 @@
 #ifndef QUIESCE_TEST_CHECK_H
 #define QUIESCE_TEST_CHECK_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,5 +55,22 @@ void check_child_detects_violation(void (*fn)(void *), void *arg);
 /* Fills freed memory so that a reader that still sees it can tell. */
 #define CHECK_POISON_BYTE 0x6b
 void check_poison(void *p, size_t len);
+
+/*
+ * Joins t; fails the test, naming `what`, if t has not ended within ms: a
+ * thread stuck in a primitive (a lost wake-up) is a failure, not a hang.
+ */
+void check_join_within(pthread_t t, unsigned ms, const char *what);
+
+/*
+ * Preemption injection: until check_preempt_stop(), a helper thread sends
+ * one of the n threads, every period_us, a signal whose handler sleeps
+ * 50-150 us, so that they stop at random points of their code, as
+ * preemption would stop them but far more often.  Races that need a thread
+ * stopped inside a window of a few instructions become likely enough for a
+ * busted control to be caught.  One injector at a time.
+ */
+void check_preempt_start(const pthread_t *threads, int n, unsigned period_us);
+void check_preempt_stop(void);
 
 #endif

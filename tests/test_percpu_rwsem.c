@@ -7,12 +7,11 @@
  * writers; release on another thread; misuse.  tests/percpu.cmake runs it
  * again without rseq.
  *
- * A preemption injector sends readers a signal whose handler sleeps, so
- * that a reader stops for a while at random points of its fast path, as
- * preemption would stop it, but often enough for the test to matter.
+ * Readers run under the preemption injector (check.h): the busted control
+ * only shows when a reader stops between its look at the gate and its
+ * count update.
  */
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,27 +80,6 @@ static void spin(unsigned n)
 {
 	while (n--)
 		quiesce_cpu_relax();
-}
-
-#define PAUSE_SIGNAL (SIGRTMIN + 7)
-
-static void pause_handler(int sig)
-{
-	struct timespec ts = { 0, 50000 + (long)(check_now_ns() % 100000) };
-
-	nanosleep(&ts, NULL);
-}
-
-static void *preempter(void *arg)
-{
-	pthread_t *readers = arg;
-	unsigned seed = 7;
-
-	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-		pthread_kill(readers[rand_r(&seed) % READERS], PAUSE_SIGNAL);
-		check_sleep_us(150);
-	}
-	return NULL;
 }
 
 static bool reader_inside(int sem)
@@ -184,8 +162,7 @@ static void *stress_writer(void *arg)
 
 static unsigned long run_stress(unsigned ms, unsigned sems, unsigned spin_max)
 {
-	pthread_t r[READERS], w[WRITERS], p;
-	struct sigaction sa = { .sa_handler = pause_handler, .sa_flags = SA_RESTART };
+	pthread_t r[READERS], w[WRITERS];
 
 	nr_sems = sems;
 	read_spin = spin_max;
@@ -197,18 +174,19 @@ static unsigned long run_stress(unsigned ms, unsigned sems, unsigned spin_max)
 		pthread_create(&r[i], NULL, stress_reader, (void *)i);
 	for (uintptr_t i = 0; i < WRITERS; i++)
 		pthread_create(&w[i], NULL, stress_writer, (void *)(i + 100));
-	sigaction(PAUSE_SIGNAL, &sa, NULL);
-	pthread_create(&p, NULL, preempter, r);
+	check_preempt_start(r, READERS, 150);
 	check_sleep_us(ms * 1000);
 	/*
-	 * Writers stop first: under the busted control a writer may wait for
-	 * a count that only readers still arriving will wake it to recheck.
+	 * Writers stop first, while readers still arrive: under the busted
+	 * control a writer may wait for a count that the fast path changed
+	 * without waking it, and the readers' failed attempts wake it to
+	 * recheck; if none does, the timed join reports it.
 	 */
 	atomic_store(&stop_writers, true);
 	for (int i = 0; i < WRITERS; i++)
-		pthread_join(w[i], NULL);
+		check_join_within(w[i], 2000, "a writer (waiting for readers that left?)");
 	atomic_store(&stop, true);
-	pthread_join(p, NULL);
+	check_preempt_stop();
 	for (int i = 0; i < READERS; i++)
 		pthread_join(r[i], NULL);
 	for (unsigned i = 0; i < nr_sems; i++)
@@ -228,7 +206,7 @@ static void busted_child(void *arg)
 	 * update, which is rare: rounds until it is caught, at most five.
 	 */
 	for (int round = 0; round < 5; round++)
-		if (run_stress(1000, 1, 1))
+		if (run_stress(700, 1, 1))
 			exit(1);
 	exit(0);
 }
@@ -383,7 +361,7 @@ int main(void)
 {
 	check_rseq_mode();
 	test_basics();
-	CHECK(run_stress(1500, SEMS, 300) == 0, "mutual exclusion violated");
+	CHECK(run_stress(1000, SEMS, 300) == 0, "mutual exclusion violated");
 	CHECK(atomic_load(&reads) > 1000 && atomic_load(&writes) > 50, "both sides progressed");
 	check_child_detects_violation(busted_child, NULL);
 	test_writer_not_starved();
