@@ -21,7 +21,8 @@
  *      lock: a reader's bias, even one it is about to take back, keeps
  *      writers out while it is in the count.
  *  (2) A reader holds the lock only with its bias in a count that had no
- *      WRITER_LOCKED when the bias went in (fast path), or when it was
+ *      WRITER_LOCKED when the bias went in (fast path) or later showed
+ *      none (a reader spinning for a writer to leave), or when it was
  *      granted: the waker added the bias itself, after checking (with
  *      its own bias in place) that no writer held the lock.
  *  (3) WAITERS and HANDOFF change only under queue_lock.  WAITERS is set
@@ -91,10 +92,16 @@
 #define LOCKED_MASK (WRITER_LOCKED | ~(READER_BIAS - 1))
 #define NO_DEADLINE UINT64_MAX
 
-/* A writer's reads of a held lock before it queues: a few microseconds. */
-#define WRITER_SPINS 400
-/* A waiter's reads of its own word before it sleeps. */
-#define WAITER_SPINS 200
+/*
+ * Spin budgets, about what a futex sleep and wake-up cost: a writer's
+ * reads of a held lock before it queues, a reader's wait for a writer to
+ * leave when nobody is queued, a queued waiter's reads of its own word
+ * before it sleeps.  The clock is read every SPIN_CLOCK_EVERY rounds.
+ */
+#define WRITER_SPIN_NS 4000u
+#define READER_SPIN_NS 2000u
+#define WAITER_SPIN_NS 2000u
+#define SPIN_CLOCK_EVERY 16
 /* Futex words a waker collects before waking them. */
 #define WAKE_BATCH 16
 
@@ -310,12 +317,15 @@ void quiesce_rwsem_wake(struct quiesce_rwsem *sem)
 /* Returns true once signalled, false at the deadline. */
 static bool wait_for_signal(struct quiesce_rwsem_waiter *w, uint64_t deadline)
 {
+	uint64_t until = spinning_pays() ? quiesce_now_ns() + WAITER_SPIN_NS : 0;
 	int pending = WORD_PENDING;
 
-	for (int i = 0; spinning_pays() && i < WAITER_SPINS; i++) {
+	for (unsigned i = 1; until; i++) {
 		/* Acquire: pairs with the release in signal_waiter(). */
 		if (__atomic_load_n(&w->word, __ATOMIC_ACQUIRE) == WORD_SIGNALLED)
 			return true;
+		if (i % SPIN_CLOCK_EVERY == 0 && quiesce_now_ns() > until)
+			break;
 		quiesce_cpu_relax();
 	}
 	__atomic_compare_exchange_n(&w->word, &pending, WORD_SLEEPING, false, __ATOMIC_RELAXED,
@@ -338,6 +348,33 @@ static bool wait_for_signal(struct quiesce_rwsem_waiter *w, uint64_t deadline)
 	}
 }
 
+/*
+ * A writer holds the lock and nobody is queued: its section is likely
+ * short.  Waits for it to leave with this reader's bias still in the
+ * count, where it keeps the next writers out; once the writer is gone the
+ * bias holds the lock.  Returns false, with the count last seen, when a
+ * waiter queues or the budget runs out.
+ */
+static bool spin_for_read(struct quiesce_rwsem *sem, unsigned long *count)
+{
+	uint64_t until;
+
+	if (!spinning_pays())
+		return false;
+	until = quiesce_now_ns() + READER_SPIN_NS;
+	for (unsigned i = 1;; i++) {
+		quiesce_cpu_relax();
+		/* Acquire: pairs with the release in up_write() and downgrade_write(). */
+		*count = __atomic_load_n(&sem->count, __ATOMIC_ACQUIRE);
+		if (!(*count & QUIESCE_RWSEM_READ_BLOCKED))
+			return true;
+		if (!(*count & WRITER_LOCKED) || (*count & (WAITERS | HANDOFF)))
+			return false;
+		if (i % SPIN_CLOCK_EVERY == 0 && quiesce_now_ns() > until)
+			return false;
+	}
+}
+
 int quiesce_rwsem_read_slowpath(struct quiesce_rwsem *sem, unsigned long count,
 				uint64_t timeout_ns)
 {
@@ -349,6 +386,8 @@ int quiesce_rwsem_read_slowpath(struct quiesce_rwsem *sem, unsigned long count,
 	if ((count & WRITER_LOCKED) && QUIESCE_LOAD(&sem->owner) == quiesce_rwsem_thread_id())
 		quiesce_die("down_read() on an rw_semaphore this thread holds for writing: "
 			    "it would wait for itself");
+	if ((count & QUIESCE_RWSEM_READ_BLOCKED) == WRITER_LOCKED && spin_for_read(sem, &count))
+		return 0;
 	/*
 	 * Lock stealing: the lock is free but for sleeping waiters, none of
 	 * which is owed it, and ours is the only bias.  Keep it; the readers
@@ -412,10 +451,12 @@ static bool spin_for_write(struct quiesce_rwsem *sem, uintptr_t self, bool prech
 {
 	unsigned long blockers = writer_blockers() | HANDOFF;
 	unsigned long count = QUIESCE_LOAD(&sem->count);
+	uint64_t until;
 
 	if (!spinning_pays())
 		return false;
-	for (int i = 0; i < WRITER_SPINS; i++) {
+	until = quiesce_now_ns() + WRITER_SPIN_NS;
+	for (unsigned i = 1;; i++) {
 		if (precheck) {
 			/* Acquire: pairs with the release in up_read() and up_write(). */
 			if (!(count & blockers) &&
@@ -432,13 +473,12 @@ static bool spin_for_write(struct quiesce_rwsem *sem, uintptr_t self, bool prech
 				goto acquired;
 			count = expected;
 		}
-		if (count & HANDOFF)
+		if ((count & HANDOFF) || (i % SPIN_CLOCK_EVERY == 0 && quiesce_now_ns() > until))
 			return false;
 		quiesce_cpu_relax();
 		if (precheck)
 			count = QUIESCE_LOAD(&sem->count);
 	}
-	return false;
 acquired:
 	QUIESCE_STORE(&sem->owner, self);
 	return true;

@@ -15,6 +15,9 @@
  *   it is free, even ahead of sleeping waiters: a running thread gets more
  *   done than one that must first be woken.  While spinning it only reads
  *   the count, and tries its compare-and-swap only when that can succeed.
+ * - A reader that finds a writer holding the lock and nobody queued spins
+ *   the same way for the writer to leave; a queued waiter spins briefly
+ *   on its own futex word before it sleeps.
  * - A waiter that has waited longer than QUIESCE_RWSEM_HANDOFF_NS (4 ms)
  *   sets a hand-off bit: from then on the lock goes to it next, and nobody
  *   can steal it.  Neither writers nor readers starve.
