@@ -50,7 +50,8 @@
  *
  * Hand-off
  *   A writer at the head that fails to take the lock after waiting
- *   HANDOFF_NS sets HANDOFF; a waker that finds a writer holding the lock
+ *   HANDOFF_NS sets HANDOFF, or its waker does, so that nobody steals the
+ *   lock while it wakes up; a waker that finds a writer holding the lock
  *   ahead of readers at the head sets it for them once they have waited
  *   as long.  From then on the lock goes to the head when it is released,
  *   so every waiter's wait is bounded by the hand-off time, plus the
@@ -228,8 +229,17 @@ static void mark_wake(struct quiesce_rwsem *sem, enum wake_kind kind, struct wak
 	if (!first)
 		return;
 	if (first->kind == WAITER_WRITER) {
-		if (kind == WAKE_ANY)
-			signal_waiter(first, batch);
+		if (kind != WAKE_ANY)
+			return;
+		/*
+		 * A writer owed the lock gets it even if it is slow to run:
+		 * nobody can steal it in the meantime.
+		 */
+		if (!first->handoff_set && waited_too_long(first)) {
+			__atomic_fetch_or(&sem->count, HANDOFF, __ATOMIC_RELAXED);
+			first->handoff_set = true;
+		}
+		signal_waiter(first, batch);
 		return;
 	}
 	if (kind != WAKE_READ_OWNED) {

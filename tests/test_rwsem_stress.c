@@ -82,11 +82,12 @@ static void read_section(struct worker *w, unsigned r)
 static void write_section(struct worker *w, unsigned r, bool downgrade)
 {
 	struct shared *s = w->s;
+	int readers;
 
 	CHECK(__atomic_exchange_n(&s->writers_inside, 1, __ATOMIC_SEQ_CST) == 0,
 	      "two writers are inside");
-	CHECK(__atomic_load_n(&s->readers_inside, __ATOMIC_SEQ_CST) == 0,
-	      "a writer is inside with %d readers", __atomic_load_n(&s->readers_inside, __ATOMIC_SEQ_CST));
+	readers = __atomic_load_n(&s->readers_inside, __ATOMIC_SEQ_CST);
+	CHECK(readers == 0, "a writer is inside with %d readers", readers);
 	for (int i = 0; i < RECORD_WORDS; i++)
 		s->record[i]++;
 	linger(r);
