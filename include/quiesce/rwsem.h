@@ -101,17 +101,18 @@ QUIESCE_API void quiesce_downgrade_write(struct quiesce_rwsem *sem);
 /* Passed as timeout_ns to the slow paths: wait as long as it takes. */
 #define QUIESCE_RWSEM_NO_TIMEOUT UINT64_MAX
 
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_thread_pointer)
+#define QUIESCE_RWSEM_HAVE_THREAD_POINTER 1
+#endif
+#endif
+
 /*
  * Names the calling thread for the owner field: the thread pointer, unique
  * among live threads and one instruction to read where the compiler knows it.
  */
 static inline uintptr_t quiesce_rwsem_thread_id(void)
 {
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_thread_pointer)
-#define QUIESCE_RWSEM_HAVE_THREAD_POINTER 1
-#endif
-#endif
 #ifdef QUIESCE_RWSEM_HAVE_THREAD_POINTER
 	return (uintptr_t)__builtin_thread_pointer();
 #else
