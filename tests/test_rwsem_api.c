@@ -1,7 +1,7 @@
 /*
  * test_rwsem_api: the rw_semaphore's calls one by one - initializers,
- * trylocks, timeouts, downgrade, readers woken as one batch, and new
- * readers queueing behind a waiting writer.
+ * trylocks, timeouts, downgrade, readers woken as one batch, new readers
+ * queueing behind a waiting writer, and the hand-off bit.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -288,6 +288,34 @@ static void test_readers_do_not_overtake_writer(void)
 	assert_idle(&sem);
 }
 
+/*
+ * A writer that has waited longer than the hand-off time is owed the lock:
+ * from the moment it is released, nobody else can take it, not even a
+ * running thread that finds it free before the waiter wakes up.
+ */
+static void test_handoff_blocks_stealing(void)
+{
+	struct rw_semaphore sem = RWSEM_INITIALIZER;
+	struct holder writer = { .sem = &sem, .write = true };
+	unsigned long count;
+	pthread_t wt;
+
+	down_write(&sem);
+	start(&wt, holder_thread, &writer);
+	wait_contended(&sem);
+	check_sleep_us(2 * QUIESCE_RWSEM_HANDOFF_NS / 1000);
+	up_write(&sem);
+	count = __atomic_load_n(&sem.count, __ATOMIC_RELAXED);
+	CHECK(count & (QUIESCE_RWSEM_HANDOFF | QUIESCE_RWSEM_WRITER_LOCKED),
+	      "count %#lx: the lock was free for anyone to steal", count);
+	CHECK(!down_write_trylock(&sem), "a trylock stole the lock from the waiter owed it");
+	CHECK(!down_read_trylock(&sem), "a reader stole the lock from the waiter owed it");
+	CHECK(eventually(&writer.acquired), "the waiter owed the lock never got it");
+	__atomic_store_n(&writer.release, 1, __ATOMIC_RELEASE);
+	join(wt);
+	assert_idle(&sem);
+}
+
 int main(void)
 {
 	test_initializers_and_trylocks();
@@ -295,6 +323,7 @@ int main(void)
 	test_reader_batch();
 	test_downgrade_wakes_readers();
 	test_readers_do_not_overtake_writer();
+	test_handoff_blocks_stealing();
 	printf("rwsem api: ok\n");
 	return 0;
 }
