@@ -28,7 +28,7 @@ test-asan:
 test-tsan:
 	cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUIESCE_SANITIZE=thread -DQUIESCE_BUILD_BENCH=OFF
 	cmake --build $(BUILD)-tsan -j $(JOBS)
-	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 die_after_fork=0" \
 		ctest --test-dir $(BUILD)-tsan --output-on-failure -j $(CTEST_JOBS)
 
 bench: build
