@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <quiesce/compiler.h>
+
 #include "bench.h"
 #include "rcu_flavor.h"
 
@@ -66,14 +68,13 @@ struct busy_reader {
 static void *busy_reader_thread(void *p)
 {
 	struct busy_reader *b = p;
-	static volatile unsigned long sink;
 
 	b->flavor->register_thread();
 	atomic_fetch_add(b->ready, 1);
 	while (!atomic_load_explicit(b->stop, memory_order_relaxed)) {
 		b->flavor->read_lock();
 		for (int i = 0; i < 20; i++)
-			sink += (unsigned long)i;
+			quiesce_compiler_barrier();
 		b->flavor->read_unlock();
 	}
 	b->flavor->unregister_thread();
