@@ -33,6 +33,13 @@ struct quiesce_registry_entry *quiesce_registry_self(void)
 
 static void unregister_self(void)
 {
+	/*
+	 * A thread that leaves the registry is outside any critical section;
+	 * this fence stands in for its answer to a signal-backend handshake
+	 * in flight (gp_barrier_signal.c), which stops waiting for it once it
+	 * is off the list.
+	 */
+	quiesce_fence_store_load();
 	pthread_mutex_lock(&quiesce_registry_lock);
 	self_entry.prev->next = self_entry.next;
 	self_entry.next->prev = self_entry.prev;
