@@ -132,8 +132,10 @@ static void sync_latency(const struct qb_options *opt)
 			qb_progress("rcu: latency, %d readers, %s", readers, sync_flavors[f]->name);
 			for (int r = 0; r < opt->repetitions; r++)
 				measure_latency(sync_flavors[f], readers, calls, &medians[r], &p99s[r]);
-			qb_record(EXP, sync_flavors[f]->name, median_metric, "us", medians,
-				  opt->repetitions);
+			qb_plot_point("rcu-sync-latency", "synchronize latency, median", "busy reader threads",
+				      "microseconds", sync_flavors[f]->name, readers,
+				      qb_record(EXP, sync_flavors[f]->name, median_metric, "us",
+						medians, opt->repetitions));
 			qb_record(EXP, sync_flavors[f]->name, p99_metric, "us", p99s,
 				  opt->repetitions);
 		}
@@ -182,11 +184,11 @@ static double calls_per_second(const struct qb_rcu_flavor *flavor, int threads,
 static void concurrent_sync(const struct qb_options *opt)
 {
 	uint64_t duration = opt->quick ? 150000000u : 400000000u;
-	const int thread_counts[] = { 1, 8 };
+	const int thread_counts[] = { 1, 2, 4, 8 };
 
 	qb_heading("concurrent synchronize calls, calls/s (more is better)");
 	for (size_t f = 0; f < SYNC_FLAVORS; f++) {
-		for (int t = 0; t < 2; t++) {
+		for (int t = 0; t < 4; t++) {
 			double samples[opt->repetitions];
 			char subject[96];
 
@@ -195,7 +197,11 @@ static void concurrent_sync(const struct qb_options *opt)
 				samples[r] = calls_per_second(sync_flavors[f], thread_counts[t], duration);
 			snprintf(subject, sizeof(subject), "%s, %d threads", sync_flavors[f]->name,
 				 thread_counts[t]);
-			qb_record(EXP, subject, "calls/s", "calls/s", samples, opt->repetitions);
+			qb_plot_point("rcu-concurrent-sync", "concurrent synchronize calls",
+				      "calling threads", "calls per second", sync_flavors[f]->name,
+				      thread_counts[t],
+				      qb_record(EXP, subject, "calls/s", "calls/s", samples,
+						opt->repetitions));
 		}
 	}
 	for (size_t f = 0; f < SYNC_FLAVORS; f++) {
