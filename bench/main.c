@@ -301,7 +301,7 @@ static void write_plots(const char *dir)
 		fclose(dat);
 		fprintf(gp, "set terminal pngcairo size 900,560\nset output '%s/%s.png'\n"
 			    "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n"
-			    "set key outside right\nset grid\nplot ",
+			    "set termoption noenhanced\nset key below\nset grid\nplot ",
 			dir, points[i].plot, points[i].title, points[i].xlabel, points[i].ylabel);
 		for (int k = 0; k < nseries; k++)
 			fprintf(gp, "%s'%s/%s.dat' index %d using 1:2:3:4 with yerrorlines title '%s'",
