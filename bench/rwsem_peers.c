@@ -66,7 +66,7 @@ static void run_rwsem(const struct qb_options *opt)
 #ifndef QUIESCE_HAVE_CK
 	qb_missing_peer("rwsem", "ck_rwlock", "libck-dev");
 #endif
-	qb_rwsem_table("rwsem", opt, peer_locks, PEER_LOCKS);
+	qb_rwsem_table("rwsem", opt, peer_locks, PEER_LOCKS, NULL);
 	throughput_ratios();
 	writer_waits(opt);
 }

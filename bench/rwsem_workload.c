@@ -118,7 +118,8 @@ void qb_rwsem_cell_name(char *buf, size_t len, int threads, int read_pct)
 }
 
 void qb_rwsem_table(const char *experiment, const struct qb_options *opt,
-		    const struct qb_rwlock_ops *const *locks, int nlocks)
+		    const struct qb_rwlock_ops *const *locks, int nlocks,
+		    struct qb_spread (*out)[QB_RWSEM_THREAD_COUNTS][QB_RWSEM_READ_MIXES])
 {
 	uint64_t run_ns = opt->quick ? QUICK_CELL_NS : CELL_NS;
 	int reps = opt->repetitions;
@@ -134,8 +135,19 @@ void qb_rwsem_table(const char *experiment, const struct qb_options *opt,
 				for (int l = 0; l < nlocks; l++)
 					samples[l][r] = run_cell(locks[l], qb_rwsem_threads[t],
 								 qb_rwsem_read_pct[m], run_ns);
-			for (int l = 0; l < nlocks; l++)
-				qb_record(experiment, locks[l]->name, cell, "Mops/s", samples[l], reps);
+			for (int l = 0; l < nlocks; l++) {
+				struct qb_spread spread = qb_record(experiment, locks[l]->name, cell,
+								    "Mops/s", samples[l], reps);
+				char plot[64], title[64];
+
+				snprintf(plot, sizeof(plot), "%s-%dread", experiment, qb_rwsem_read_pct[m]);
+				snprintf(title, sizeof(title), "rwsem throughput, %d%% reads",
+					 qb_rwsem_read_pct[m]);
+				qb_plot_point(plot, title, "threads", "Mops/s", locks[l]->name,
+					      qb_rwsem_threads[t], spread);
+				if (out)
+					out[l][t][m] = spread;
+			}
 		}
 	}
 }

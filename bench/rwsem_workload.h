@@ -41,13 +41,15 @@ void qb_rwsem_cell_name(char *buf, size_t len, int threads, int read_pct);
 
 /*
  * Measures every lock on every cell, the locks interleaved within each
- * repetition so that drift on a shared machine hits them alike, and
- * records each cell's throughput (Mops/s) under the lock's name.  The
- * default run takes about 0.08 s per cell, lock and repetition; --quick
- * 0.03 s.
+ * repetition so that drift on a shared machine hits them alike, records
+ * each cell's throughput (Mops/s) under the lock's name, and plots it
+ * against the thread count, one plot per read mix.  The default run takes
+ * about 0.08 s per cell, lock and repetition; --quick 0.03 s.  When out is
+ * not NULL it receives the spreads, indexed [lock][thread count][mix].
  */
 void qb_rwsem_table(const char *experiment, const struct qb_options *opt,
-		    const struct qb_rwlock_ops *const *locks, int nlocks);
+		    const struct qb_rwlock_ops *const *locks, int nlocks,
+		    struct qb_spread (*out)[QB_RWSEM_THREAD_COUNTS][QB_RWSEM_READ_MIXES]);
 
 /*
  * The longest a writer waited, in ms, with QB_RWSEM_FLOOD_READERS readers
