@@ -1,6 +1,5 @@
 #include "rwsem_queue_lock.h"
 
-#include <limits.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
