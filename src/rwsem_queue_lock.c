@@ -1,9 +1,5 @@
 #include "rwsem_queue_lock.h"
 
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include "futex.h"
 
 /* Reads of a held lock before sleeping: about a microsecond. */
@@ -35,5 +31,5 @@ void quiesce_rwsem_queue_lock_slow(int *word)
 
 void quiesce_rwsem_queue_unlock_wake(int *word)
 {
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	quiesce_futex_wake_one(word);
 }
