@@ -23,6 +23,11 @@ static inline void quiesce_futex_wait(int *word, int expected, uint64_t timeout_
 		timeout_ns ? &ts : NULL, NULL, 0);
 }
 
+static inline void quiesce_futex_wake_one(int *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 static inline void quiesce_futex_wake_all(int *word)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);

@@ -33,10 +33,11 @@
  * up NEW and no longer holds the grace period.
  *
  * Sharing: grace periods are counted by a sequence number (gp_seq.h).  A
- * caller takes a snapshot and returns when the count passes it; callers
- * queue on gp_lock, and each one that gets the lock after a grace period
- * that covers it returns without running another.  Every caller that
- * arrived while one grace period ran is released by the next one.
+ * caller takes a snapshot and returns when the count passes it.  One caller
+ * at a time (the holder of gp_lock) runs grace periods; the others sleep on
+ * gp_ended and are all woken when the holder lets go, so every caller that
+ * arrived while one grace period ran is released by the next one, and they
+ * come back together to share the one after.
  */
 #include "gp_engine.h"
 
@@ -60,6 +61,7 @@ bool quiesce_test_busted_gp;
 
 static pthread_mutex_t gp_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long gp_seq;		/* written under gp_lock */
+static int gp_ended;			/* futex: bumped each time gp_lock is let go */
 static bool knob_normal, knob_expedited;
 
 static struct {
@@ -214,14 +216,28 @@ static void run_one_grace_period(bool expedited)
 
 void quiesce_gp_wait_for(unsigned long snap, bool expedited)
 {
-	if (quiesce_gp_seq_done(quiesce_gp_seq_current(), snap))
-		return;
 	/* rcu_normal holds for the library's own expedited requests too. */
 	expedited = expedited && !QUIESCE_LOAD(&knob_normal);
-	pthread_mutex_lock(&gp_lock);
-	while (!quiesce_gp_seq_done(gp_seq, snap))
-		run_one_grace_period(expedited);
-	pthread_mutex_unlock(&gp_lock);
+	for (;;) {
+		int ended = QUIESCE_LOAD(&gp_ended);
+
+		if (quiesce_gp_seq_done(quiesce_gp_seq_current(), snap))
+			return;
+		if (pthread_mutex_trylock(&gp_lock) == 0) {
+			while (!quiesce_gp_seq_done(gp_seq, snap))
+				run_one_grace_period(expedited);
+			pthread_mutex_unlock(&gp_lock);
+			/*
+			 * After the unlock: a caller that found the lock taken
+			 * sleeps until this bump, and then may take it.
+			 */
+			__atomic_fetch_add(&gp_ended, 1, __ATOMIC_RELAXED);
+			quiesce_futex_wake_all(&gp_ended);
+			return;
+		}
+		/* Woken by the bump above, from whoever holds gp_lock now. */
+		quiesce_futex_wait(&gp_ended, ended, 0);
+	}
 }
 
 static unsigned long snapshot(void)

@@ -1,0 +1,81 @@
+/*
+ * fork(): the child's registry holds only the forking thread, so grace
+ * periods in the child do not wait for the parent's readers, even ones that
+ * were inside a critical section at the fork.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <quiesce/rcu.h>
+
+#include "check.h"
+
+static atomic_int parked;
+static atomic_bool release;
+
+static void *parked_reader(void *arg)
+{
+	rcu_read_lock();
+	atomic_store(&parked, 1);
+	while (!atomic_load(&release))
+		check_sleep_us(1000);
+	rcu_read_unlock();
+	return NULL;
+}
+
+static void child_uses_rcu(void *arg)
+{
+	struct quiesce_rcu_stats stats;
+	unsigned long cookie;
+	uint64_t deadline;
+
+	quiesce_rcu_get_stats(&stats);
+	CHECK(stats.registered_threads <= 1, "child inherited %lu registered threads",
+	      (unsigned long)stats.registered_threads);
+	synchronize_rcu();
+	synchronize_rcu_expedited();
+	rcu_read_lock();
+	rcu_read_unlock();
+	cookie = start_poll_synchronize_rcu();	/* the child's own worker */
+	deadline = check_now_ns() + 5000000000u;
+	while (!poll_state_synchronize_rcu(cookie))
+		CHECK(check_now_ns() < deadline, "child's polled grace period never ended");
+}
+
+static void child_leaves_section_then_uses_rcu(void *arg)
+{
+	CHECK(rcu_read_ongoing(), "the child inherits the forking thread's section");
+	rcu_read_unlock();
+	child_uses_rcu(arg);
+}
+
+int main(void)
+{
+	pthread_t t;
+	char err[2048];
+	int status;
+
+	rcu_register_thread();
+	(void)start_poll_synchronize_rcu();	/* the parent has a worker too */
+	pthread_create(&t, NULL, parked_reader, NULL);
+	while (!atomic_load(&parked))
+		check_sleep_us(100);
+
+	status = check_run_child(child_uses_rcu, NULL, err, sizeof(err));
+	CHECK(status == 0, "child failed (status %#x): %s", status, err);
+
+	/* Forking from inside a read-side section works too. */
+	rcu_read_lock();
+	status = check_run_child(child_leaves_section_then_uses_rcu, NULL, err, sizeof(err));
+	rcu_read_unlock();
+	CHECK(status == 0, "child of a reader failed (status %#x): %s", status, err);
+
+	atomic_store(&release, true);
+	pthread_join(t, NULL);
+	synchronize_rcu();
+	printf("rcu fork: all checks passed\n");
+	return 0;
+}
