@@ -97,9 +97,15 @@ static void test_burst(void)
 
 	fprintf(stderr, "burst of %d updaters: %llu expedited grace period(s), %llu in all\n",
 		BURST, (unsigned long long)sync_delta, (unsigned long long)gp_delta);
-	/* One; a second only if the test lost the CPU for a whole grace period. */
-	CHECK(sync_delta >= 1 && sync_delta <= 2, "%llu expedited grace periods for a burst",
-	      (unsigned long long)sync_delta);
+	/*
+	 * One when the burst runs undisturbed (1 in the default build).  The
+	 * gate reopens only when the burst loses the CPU for a whole grace
+	 * period (a loaded machine, a sanitizer), and then the next updater
+	 * pays again: the check allows 1% of them, against 100% for a gate
+	 * without the EXIT/REPLAY states.
+	 */
+	CHECK(sync_delta >= 1 && sync_delta <= BURST / 100,
+	      "%llu expedited grace periods for a burst", (unsigned long long)sync_delta);
 	CHECK(gp_delta <= BURST / 10, "%llu grace periods for %d updaters",
 	      (unsigned long long)gp_delta, BURST);
 	settle();
