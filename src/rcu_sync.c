@@ -21,10 +21,11 @@
  *    callback waits one more before reopening.
  *
  * The state only moves forward under lock, except EXIT/REPLAY -> PASSED
- * when an updater returns before the gate reopened.  Waiters sleep on the
- * state word itself (futex), and every transition that someone may wait
- * for wakes them while the lock is held, so the wake never touches a
- * destroyed gate.
+ * when an updater returns before the gate reopened.  Waiters count
+ * themselves in under the lock and sleep on the state word itself (futex);
+ * a transition wakes them, while the lock is held, only when there are
+ * any, so the common case makes no system call and the wake never touches
+ * a destroyed gate.
  */
 #include <quiesce/rcu_sync.h>
 
@@ -40,6 +41,7 @@ void quiesce_rcu_sync_init(struct quiesce_rcu_sync *rss)
 {
 	rss->gp_state = QUIESCE_RCU_SYNC_IDLE;
 	rss->gp_count = 0;
+	rss->waiters = 0;
 	pthread_mutex_init(&rss->lock, NULL);
 }
 
@@ -51,7 +53,23 @@ static void set_state(struct quiesce_rcu_sync *rss, int state)
 	 * under ThreadSanitizer, in rcu_sync_is_idle()).
 	 */
 	QUIESCE_STORE_RELEASE(&rss->gp_state, state);
-	quiesce_futex_wake_all(&rss->gp_state);
+	if (rss->waiters)
+		quiesce_futex_wake_all(&rss->gp_state);
+}
+
+/*
+ * Called with rss->lock held, returns with it held: sleeps until the state
+ * leaves `from`, woken by set_state().  Acquire: pairs with its release.
+ */
+static void wait_while(struct quiesce_rcu_sync *rss, int from)
+{
+	rss->waiters++;
+	while (QUIESCE_LOAD_ACQUIRE(&rss->gp_state) == from) {
+		pthread_mutex_unlock(&rss->lock);
+		quiesce_futex_wait(&rss->gp_state, from, 0);
+		pthread_mutex_lock(&rss->lock);
+	}
+	rss->waiters--;
 }
 
 static void rcu_sync_func(struct quiesce_rcu_head *head)
@@ -93,26 +111,21 @@ void quiesce_rcu_sync_enter(struct quiesce_rcu_sync *rss)
 	if (first) {
 		/* IDLE -> ENTER: readers that load the state from now on go slow. */
 		set_state(rss, QUIESCE_RCU_SYNC_ENTER);
-	}
-	pthread_mutex_unlock(&rss->lock);
-
-	if (first) {
+		pthread_mutex_unlock(&rss->lock);
 		/* Waits for the readers that saw IDLE (argument at the top). */
 		if (!QUIESCE_LOAD(&quiesce_test_busted_rcu_sync))
 			quiesce_synchronize_rcu_expedited();
 		pthread_mutex_lock(&rss->lock);
 		/* ENTER -> PASSED: no reader is left on the fast path. */
 		set_state(rss, QUIESCE_RCU_SYNC_PASSED);
-		pthread_mutex_unlock(&rss->lock);
-		return;
+	} else {
+		/*
+		 * Another updater runs the grace period (ENTER); EXIT and
+		 * REPLAY are past it already.
+		 */
+		wait_while(rss, QUIESCE_RCU_SYNC_ENTER);
 	}
-	/*
-	 * Another updater runs the grace period (ENTER); EXIT and REPLAY are
-	 * past it already.  Woken by its ENTER -> PASSED transition.  Acquire:
-	 * pairs with set_state(), so the grace period happens before we go on.
-	 */
-	while (QUIESCE_LOAD_ACQUIRE(&rss->gp_state) == QUIESCE_RCU_SYNC_ENTER)
-		quiesce_futex_wait(&rss->gp_state, QUIESCE_RCU_SYNC_ENTER, 0);
+	pthread_mutex_unlock(&rss->lock);
 }
 
 void quiesce_rcu_sync_exit(struct quiesce_rcu_sync *rss)
@@ -152,15 +165,12 @@ void quiesce_rcu_sync_dtor(struct quiesce_rcu_sync *rss)
 	if (rss->gp_state == QUIESCE_RCU_SYNC_REPLAY)
 		set_state(rss, QUIESCE_RCU_SYNC_EXIT);
 	/*
-	 * The pending callback still owns cb_head.  Woken by its transition to
-	 * IDLE, made and announced under the lock, so once we hold the lock
-	 * and see IDLE the callback is done with the gate.
+	 * The pending callback still owns cb_head.  It moves the state to IDLE
+	 * under the lock, so once we hold the lock and see IDLE the callback
+	 * is done with the gate.
 	 */
-	while ((state = rss->gp_state) != QUIESCE_RCU_SYNC_IDLE) {
-		pthread_mutex_unlock(&rss->lock);
-		quiesce_futex_wait(&rss->gp_state, state, 0);
-		pthread_mutex_lock(&rss->lock);
-	}
+	while ((state = rss->gp_state) != QUIESCE_RCU_SYNC_IDLE)
+		wait_while(rss, state);
 	pthread_mutex_unlock(&rss->lock);
 	pthread_mutex_destroy(&rss->lock);
 }

@@ -51,6 +51,7 @@ enum quiesce_rcu_sync_state {
 struct quiesce_rcu_sync {
 	int gp_state;			/* read by readers; changed under lock */
 	int gp_count;			/* updaters between enter and exit */
+	int waiters;			/* threads asleep on gp_state; under lock */
 	pthread_mutex_t lock;
 	struct quiesce_rcu_head cb_head;	/* reopens the gate */
 };
