@@ -101,6 +101,7 @@ static void run_percpu_rwsem(const struct qb_options *opt)
 	}
 	qb_heading("per-thread cost, 2 readers / 1 reader (flat: no shared line written)");
 	qb_ratio(EXP, "read pair", subject[PERCPU][1], subject[PERCPU][0], "<= 1.2");
+	qb_ratio(EXP, "read pair", subject[RCU][1], subject[RCU][0], NULL);
 	qb_ratio(EXP, "read pair", subject[PTHREAD][1], subject[PTHREAD][0], NULL);
 	percpu_free_rwsem(&sem);
 }

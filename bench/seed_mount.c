@@ -103,6 +103,9 @@ static void run_seed_mount(const struct qb_options *opt)
 		single[m] = qb_record(EXP, modes[m], "idle writer", "us", lat, opt->repetitions);
 		snprintf(subject, sizeof(subject), "%s, burst", modes[m]);
 		qb_record(EXP, subject, "1000 writers", "ms", burst, opt->repetitions);
+		/* What the burst would cost with a grace period each: 1000 x us = ms. */
+		snprintf(subject, sizeof(subject), "%s, one each", modes[m]);
+		qb_record(EXP, subject, "1000 writers", "ms", lat, opt->repetitions);
 	}
 	rcu_set_normal(false);
 	wait_idle();
@@ -111,6 +114,14 @@ static void run_seed_mount(const struct qb_options *opt)
 	qb_ratio(EXP, "idle writer", modes[0], modes[1], ">= 10");
 	qb_ratio(EXP, "1000 writers", "normal grace period, burst",
 		 "expedited grace period, burst", NULL);
+	qb_heading("rcu_sync: a burst shares one grace period, against one each");
+	for (int m = 0; m < 2; m++) {
+		char burst[64], each[64];
+
+		snprintf(burst, sizeof(burst), "%s, burst", modes[m]);
+		snprintf(each, sizeof(each), "%s, one each", modes[m]);
+		qb_ratio(EXP, "1000 writers", burst, each, "<= 0.1");
+	}
 	qb_seed_result(&(struct qb_seed_row){
 		.seed = 0,
 		.thread = "percpu-rwsem: use synchronize_sched_expedited",
