@@ -76,6 +76,32 @@ static void test_basics(void)
 	percpu_free_rwsem(&sem);
 }
 
+/* Thousands of semaphores, each independent of the others. */
+#define MANY 3000
+
+static void test_many(void)
+{
+	struct percpu_rw_semaphore *many = calloc(MANY, sizeof(*many));
+
+	for (int i = 0; i < MANY; i++) {
+		percpu_init_rwsem(&many[i]);
+		percpu_down_read(&many[i]);
+	}
+	for (int i = 0; i < MANY; i += 500) {
+		CHECK(percpu_down_read_trylock(&many[i]), "readers share semaphore %d", i);
+		percpu_up_read(&many[i]);
+		percpu_up_read(&many[i]);
+		percpu_down_write(&many[i]);
+		percpu_up_write(&many[i]);
+		percpu_down_read(&many[i]);
+	}
+	for (int i = 0; i < MANY; i++) {
+		percpu_up_read(&many[i]);
+		percpu_free_rwsem(&many[i]);
+	}
+	free(many);
+}
+
 static void spin(unsigned n)
 {
 	while (n--)
@@ -361,6 +387,7 @@ int main(void)
 {
 	check_rseq_mode();
 	test_basics();
+	test_many();
 	CHECK(run_stress(1000, SEMS, 300) == 0, "mutual exclusion violated");
 	CHECK(atomic_load(&reads) > 1000 && atomic_load(&writes) > 50, "both sides progressed");
 	check_child_detects_violation(busted_child, NULL);

@@ -28,10 +28,11 @@
  *   message.  An unbalanced percpu_up_read() is reported at
  *   percpu_free_rwsem() (the reader count is not zero).
  *
- * Memory: the structure (about 200 bytes) plus a per-CPU counter of
- * 8 * (possible CPUs + 1) bytes, packed with other counters of the same CPU
- * so that CPUs never share a line (include/quiesce/percpu_count.h): about
- * 0.7 KB on a 64-CPU machine, so thousands of semaphores are practical.
+ * Memory: the structure (152 bytes on x86-64 with glibc) plus a per-CPU
+ * counter of 8 * (possible CPUs + 1) bytes, packed with other counters of
+ * the same CPU so that CPUs never share a line
+ * (include/quiesce/percpu_count.h): 152 + 8 * (CPUs + 1) bytes, 0.7 KB on
+ * a 64-CPU machine, so thousands of semaphores are practical.
  * Padding each CPU's slot to a cache line would cost 8 times as much for
  * nothing: the allocator already keeps CPUs apart.
  */
