@@ -1,11 +1,13 @@
 /*
  * percpu-rwsem: the read pair (percpu_down_read + percpu_up_read) on an
  * uncontended semaphore, per thread with 1 and 2 threads reading at once,
- * against pthread_rwlock_rdlock/unlock and an RCU read-side pair.
+ * against pthread_rwlock_rdlock/unlock and an RCU read-side pair; and the
+ * freezer's start/end, which is that read pair plus its misuse checks.
  */
 #include <pthread.h>
 #include <stdio.h>
 
+#include <quiesce/freeze.h>
 #include <quiesce/percpu_rwsem.h>
 
 #include "bench.h"
@@ -14,6 +16,7 @@
 
 static struct percpu_rw_semaphore sem;
 static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
+static struct freezer fz;
 
 struct reader_arg {
 	int kind;
@@ -21,9 +24,9 @@ struct reader_arg {
 	double ns_per_pair;
 };
 
-enum { PERCPU, PTHREAD, RCU, KINDS };
+enum { PERCPU, PTHREAD, RCU, FREEZER, KINDS };
 static const char *const kind_names[KINDS] = {
-	"percpu_rw_semaphore", "pthread_rwlock", "rcu_read_lock",
+	"percpu_rw_semaphore", "pthread_rwlock", "rcu_read_lock", "freezer start/end",
 };
 
 static void *reader(void *p)
@@ -46,10 +49,16 @@ static void *reader(void *p)
 			pthread_rwlock_unlock(&rwlock);
 		}
 		break;
-	default:
+	case RCU:
 		for (long i = 0; i < a->iterations; i++) {
 			rcu_read_lock();
 			rcu_read_unlock();
+		}
+		break;
+	default:
+		for (long i = 0; i < a->iterations; i++) {
+			freezer_start(&fz, 0);
+			freezer_end(&fz, 0);
 		}
 		break;
 	}
@@ -80,6 +89,7 @@ static void run_percpu_rwsem(const struct qb_options *opt)
 	char subject[KINDS][2][64];
 
 	percpu_init_rwsem(&sem);
+	freezer_init(&fz, 3);
 	for (int threads = 1; threads <= 2; threads++) {
 		qb_heading("read pair, %d thread%s reading at once (ns per pair per thread)", threads,
 			   threads > 1 ? "s" : "");
@@ -98,11 +108,14 @@ static void run_percpu_rwsem(const struct qb_options *opt)
 			 subject[PTHREAD][threads - 1], "<= 0.2");
 		qb_ratio(EXP, "read pair", subject[PERCPU][threads - 1], subject[RCU][threads - 1],
 			 "<= 2.0");
+		qb_ratio(EXP, "read pair", subject[FREEZER][threads - 1],
+			 subject[PERCPU][threads - 1], "<= 1.2");
 	}
 	qb_heading("per-thread cost, 2 readers / 1 reader (flat: no shared line written)");
 	qb_ratio(EXP, "read pair", subject[PERCPU][1], subject[PERCPU][0], "<= 1.2");
 	qb_ratio(EXP, "read pair", subject[RCU][1], subject[RCU][0], NULL);
 	qb_ratio(EXP, "read pair", subject[PTHREAD][1], subject[PTHREAD][0], NULL);
+	freezer_destroy(&fz);
 	percpu_free_rwsem(&sem);
 }
 

@@ -10,7 +10,6 @@
 #include <quiesce/freeze.h>
 
 #include <errno.h>
-#include <stdlib.h>
 
 #include "diag.h"
 
@@ -28,9 +27,6 @@ int quiesce_freezer_init(struct quiesce_freezer *f, int levels)
 {
 	if (levels < 1 || levels > QUIESCE_FREEZER_MAX_LEVELS)
 		return -EINVAL;
-	f->level = calloc((size_t)levels, sizeof(*f->level));
-	if (!f->level)
-		quiesce_die("out of memory for a freezer of %d levels", levels);
 	for (int i = 0; i < levels; i++)
 		quiesce_percpu_init_rwsem(&f->level[i]);
 	f->levels = levels;
@@ -47,7 +43,6 @@ void quiesce_freezer_destroy(struct quiesce_freezer *f)
 	pthread_mutex_unlock(&f->lock);
 	for (int i = 0; i < f->levels; i++)
 		quiesce_percpu_free_rwsem(&f->level[i]);
-	free(f->level);
 	pthread_mutex_destroy(&f->lock);
 }
 
