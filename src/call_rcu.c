@@ -194,7 +194,8 @@ void quiesce_call_rcu_get_stats(struct quiesce_rcu_stats *out)
 /*
  * fork(): the child keeps the forking thread's queue, emptied: the parent's
  * pending callbacks, its own included, run in the parent only.  The locks are
- * held across fork() so that the child never copies a list in mid-update.
+ * held across fork() so that the child never copies a list in mid-update;
+ * the forking thread, which holds them, releases them in both processes.
  */
 static void cb_prepare_fork(void)
 {
@@ -212,7 +213,6 @@ static void cb_child_after_fork(void)
 {
 	struct cb_thread *self = &cb_self;
 
-	pthread_mutex_init(&queues_lock, NULL);
 	INIT_LIST_HEAD(&cb_threads);
 	quiesce_cb_queue_init(&orphans);
 	exited_queued = 0;
@@ -224,6 +224,7 @@ static void cb_child_after_fork(void)
 		self->unflushed = 0;
 		list_add_tail(&self->link, &cb_threads);
 	}
+	pthread_mutex_unlock(&queues_lock);
 	quiesce_cb_worker_child_after_fork();
 }
 

@@ -473,8 +473,7 @@ void quiesce_cb_worker_parent_after_fork(void)
 /* The child has no callback thread; the parent's batches are the parent's. */
 void quiesce_cb_worker_child_after_fork(void)
 {
-	pthread_mutex_init(&start_lock, NULL);
-	pthread_mutex_init(&cb_lock, NULL);
+	/* Waiters of the parent's have no thread here. */
 	init_progress_cond();
 	if (quiesce_cb_worker_state != QUIESCE_CB_WORKER_GONE)
 		quiesce_cb_worker_state = QUIESCE_CB_WORKER_ABSENT;
@@ -483,6 +482,8 @@ void quiesce_cb_worker_child_after_fork(void)
 	harvests = harvest_wanted = invoked_through = 0;
 	waiters = throttled_waiters = 0;
 	memset(&stats, 0, sizeof(stats));
+	pthread_mutex_unlock(&cb_lock);
+	pthread_mutex_unlock(&start_lock);
 }
 
 __attribute__((constructor)) static void call_rcu_worker_init(void)

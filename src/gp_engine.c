@@ -250,13 +250,6 @@ static unsigned long snapshot(void)
 	return quiesce_gp_seq_snap(QUIESCE_LOAD(&gp_seq));
 }
 
-static bool use_expedited(bool requested)
-{
-	if (QUIESCE_LOAD(&knob_normal))
-		return false;
-	return requested || QUIESCE_LOAD(&knob_expedited);
-}
-
 static void forbid_inside_reader(const char *call)
 {
 	if (quiesce_rcu_read_ongoing())
@@ -268,14 +261,14 @@ void quiesce_synchronize_rcu(void)
 {
 	forbid_inside_reader("synchronize_rcu");
 	__atomic_fetch_add(&stats.sync_calls, 1, __ATOMIC_RELAXED);
-	quiesce_gp_wait_for(snapshot(), use_expedited(false));
+	quiesce_gp_wait_for(snapshot(), QUIESCE_LOAD(&knob_expedited));
 }
 
 void quiesce_synchronize_rcu_expedited(void)
 {
 	forbid_inside_reader("synchronize_rcu_expedited");
 	__atomic_fetch_add(&stats.sync_calls, 1, __ATOMIC_RELAXED);
-	quiesce_gp_wait_for(snapshot(), use_expedited(true));
+	quiesce_gp_wait_for(snapshot(), true);
 }
 
 unsigned long quiesce_get_state_synchronize_rcu(void)

@@ -50,7 +50,7 @@ static void unregister_self(void)
 	self_entry.next->prev = self_entry.prev;
 	quiesce_registry_count--;
 	pthread_mutex_unlock(&quiesce_registry_lock);
-	quiesce_rcu_reader_self.ctr = QUIESCE_RCU_UNREGISTERED;
+	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, QUIESCE_RCU_UNREGISTERED);
 }
 
 static void thread_exit_destructor(void *unused)
@@ -90,6 +90,8 @@ void quiesce_rcu_register_thread(void)
 	self_entry.thread = pthread_self();
 	self_entry.tid = quiesce_gettid();
 	self_entry.barrier_pending = 0;
+	/* Outside any section from here on; scans see it once linked. */
+	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, 0UL);
 	pthread_mutex_lock(&quiesce_registry_lock);
 	self_entry.next = &quiesce_registry_head;
 	self_entry.prev = quiesce_registry_head.prev;
@@ -97,7 +99,6 @@ void quiesce_rcu_register_thread(void)
 	quiesce_registry_head.prev = &self_entry;
 	quiesce_registry_count++;
 	pthread_mutex_unlock(&quiesce_registry_lock);
-	quiesce_rcu_reader_self.ctr = 0;
 }
 
 void quiesce_rcu_read_lock_first_use(void)

@@ -1,5 +1,7 @@
 #include "check.h"
 
+#include <quiesce/rcu.h>
+
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -93,6 +95,20 @@ void check_poison(void *p, size_t len)
 {
 	memset(p, CHECK_POISON_BYTE, len);
 }
+
+#ifdef QUIESCE_TSAN
+/*
+ * Children of fork() start threads (a callback thread, a busted stress run):
+ * ThreadSanitizer would kill them, which would also pass every busted
+ * control for the wrong reason.  Its one-second sleep at exit would break
+ * the tests that time exit().  TSAN_OPTIONS still overrides both.
+ */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "die_after_fork=0 atexit_sleep_ms=0";
+}
+#endif
 
 void check_join_within(pthread_t t, unsigned ms, const char *what)
 {

@@ -18,10 +18,18 @@
 
 #define ENQUEUERS 2
 #define SAMPLE_EVERY 256
-/* Makes a callback cost a microsecond or so: the enqueuers outrun it. */
-#define SLOW_SPINS 20
-/* The throttle mark, plus what each thread may queue past it. */
-#define BOUND (2 * QUIESCE_CB_THROTTLE_BACKLOG)
+/*
+ * A slow callback sleeps this long while the flood lasts: the callback
+ * thread drains some ten thousand a second and leaves the CPUs to the
+ * flood, which outruns it even when a sanitizer slows it down.
+ */
+#define SLOW_CALLBACK_US 20
+/* The throttle mark, plus what the threads may queue past it meanwhile. */
+#define BOUND (QUIESCE_CB_THROTTLE_BACKLOG + QUIESCE_CB_THROTTLE_BACKLOG / 4)
+/* How long a flood lasts once its callers are throttled, in milliseconds. */
+#define THROTTLED_MS 300
+/* The longest a flood lasts, in milliseconds. */
+#define MAX_FLOOD_MS 4000
 
 struct obj {
 	struct rcu_head rcu;
@@ -34,12 +42,12 @@ static struct {
 } counters[ENQUEUERS];
 static atomic_ulong freed, peak;
 static atomic_bool stop;
-static unsigned slow_spins;
+static bool slow;
 
 static void release(struct rcu_head *head)
 {
-	for (unsigned i = 0; i < slow_spins; i++)
-		quiesce_cpu_relax();
+	if (slow && !atomic_load_explicit(&stop, memory_order_relaxed))
+		check_sleep_us(SLOW_CALLBACK_US);
 	free(container_of(head, struct obj, rcu));
 	atomic_fetch_add_explicit(&freed, 1, memory_order_relaxed);
 }
@@ -67,24 +75,44 @@ static void *enqueuer(void *arg)
 		while (now > p && !atomic_compare_exchange_weak(&peak, &p, now))
 			;
 		/* The control stops once it has shown the flood unbounded. */
-		if (now > 4 * BOUND)
+		if (now > 2 * BOUND)
 			atomic_store(&stop, true);
 	}
 	return NULL;
 }
 
-static unsigned long flood(unsigned ms, unsigned spins)
+static uint64_t throttled_calls(void)
+{
+	struct quiesce_rcu_stats s;
+
+	quiesce_rcu_get_stats(&s);
+	return s.cb_throttled;
+}
+
+/*
+ * Floods for ms milliseconds; or, until_throttled, until the callers have
+ * been throttled for a while (at most MAX_FLOOD_MS: rates vary with the
+ * machine and the sanitizer).  Returns the peak of objects alive.
+ */
+static unsigned long flood(unsigned ms, bool slow_callbacks, bool until_throttled)
 {
 	pthread_t t[ENQUEUERS];
 	uint64_t end = check_now_ns() + (uint64_t)ms * 1000000u;
+	uint64_t throttled_before = throttled_calls();
+	bool throttled = false;
 
-	slow_spins = spins;
+	slow = slow_callbacks;
 	atomic_store(&peak, 0);
 	atomic_store(&stop, false);
 	for (uintptr_t i = 0; i < ENQUEUERS; i++)
 		pthread_create(&t[i], NULL, enqueuer, (void *)i);
-	while (check_now_ns() < end && !atomic_load(&stop))
+	while (check_now_ns() < end && !atomic_load(&stop)) {
 		check_sleep_us(10000);
+		if (until_throttled && !throttled && throttled_calls() > throttled_before) {
+			throttled = true;
+			end = check_now_ns() + (uint64_t)THROTTLED_MS * 1000000u;
+		}
+	}
 	atomic_store(&stop, true);
 	for (int i = 0; i < ENQUEUERS; i++)
 		pthread_join(t[i], NULL);
@@ -102,7 +130,7 @@ static void unthrottled_child(void *unused)
 	unsigned long p;
 
 	quiesce_test_call_rcu_no_throttle = true;
-	p = flood(2000, SLOW_SPINS);
+	p = flood(MAX_FLOOD_MS, true, false);
 	fprintf(stderr, "unthrottled slow flood: peak %lu pending\n", p);
 	/* Without draining the flood's backlog (nor the exit handler's wait). */
 	_exit(p > BOUND ? 1 : 0);
@@ -111,24 +139,30 @@ static void unthrottled_child(void *unused)
 int main(void)
 {
 	struct quiesce_rcu_stats s;
-	unsigned long fast, slow, calls;
+	unsigned long fast_peak, slow_peak, calls;
 
-	fast = flood(1000, 0);
+	fast_peak = flood(1000, false, false);
 	drain();
 	calls = atomic_load(&freed);
-	fprintf(stderr, "fast flood: %lu callbacks, peak %lu pending (bound %d)\n", calls, fast,
+	fprintf(stderr, "fast flood: %lu callbacks, peak %lu pending (bound %d)\n", calls, fast_peak,
 		BOUND);
-	CHECK(fast <= BOUND, "fast flood: %lu callbacks pending at the peak", fast);
-	slow = flood(1000, SLOW_SPINS);
+	CHECK(fast_peak <= BOUND, "fast flood: %lu callbacks pending at the peak", fast_peak);
+	slow_peak = flood(MAX_FLOOD_MS, true, true);
 	drain();
 	fprintf(stderr, "slow flood: %lu callbacks, peak %lu pending\n",
-		atomic_load(&freed) - calls, slow);
-	CHECK(slow <= BOUND, "slow flood: %lu callbacks pending at the peak", slow);
+		atomic_load(&freed) - calls, slow_peak);
+	CHECK(slow_peak <= BOUND, "slow flood: %lu callbacks pending at the peak", slow_peak);
 	quiesce_rcu_get_stats(&s);
 	fprintf(stderr, "%llu batches, %llu expedited, %llu throttled calls\n",
 		(unsigned long long)s.cb_batches, (unsigned long long)s.cb_expedited,
 		(unsigned long long)s.cb_throttled);
 	CHECK(s.cb_throttled > 0, "the slow flood throttled its callers");
+	/*
+	 * The children below start a callback thread: stop the parent's first
+	 * (ThreadSanitizer cannot follow a thread started in a child while the
+	 * parent's still runs).
+	 */
+	quiesce_call_rcu_shutdown();
 	check_child_detects_violation(unthrottled_child, NULL);
 	printf("call_rcu flood: all checks passed\n");
 	return 0;

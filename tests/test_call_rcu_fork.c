@@ -5,9 +5,9 @@
  * library in mid-operation; each child must still queue, barrier and exit.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,24 +16,45 @@
 #include "check.h"
 
 #define PENDING 100
+#define POOL 4096
 
-static atomic_ulong ran;
-static atomic_bool reader_inside, reader_release, stop;
-
+/*
+ * Items come from static pools, not malloc(): the child of a multithreaded
+ * fork() may find an allocator lock held (ASan's is not fork-safe).
+ */
 struct item {
 	struct rcu_head rcu;
+	atomic_bool busy;		/* queued, callback not yet run */
+	atomic_ulong *counter;
 };
 
-static void count_and_free(struct rcu_head *head)
+static struct item main_pool[POOL], flood_pool[2][POOL];
+static atomic_ulong ran, flood_ran;
+static atomic_bool reader_inside, reader_release, stop;
+
+static void item_done(struct rcu_head *head)
 {
-	atomic_fetch_add(&ran, 1);
-	free(container_of(head, struct item, rcu));
+	struct item *it = container_of(head, struct item, rcu);
+
+	atomic_fetch_add(it->counter, 1);
+	atomic_store(&it->busy, false);
 }
 
-static void queue_items(int n)
+static bool queue_item(struct item *it, atomic_ulong *counter)
 {
-	for (int i = 0; i < n; i++)
-		call_rcu(&((struct item *)malloc(sizeof(struct item)))->rcu, count_and_free);
+	if (atomic_load(&it->busy))
+		return false;
+	atomic_store(&it->busy, true);
+	it->counter = counter;
+	call_rcu(&it->rcu, item_done);
+	return true;
+}
+
+/* Items first..first+n-1, which must be free. */
+static void queue_items(int first, int n)
+{
+	for (int i = first; i < first + n; i++)
+		CHECK(queue_item(&main_pool[i], &ran), "item %d is free", i);
 }
 
 static void *holding_reader(void *unused)
@@ -57,7 +78,8 @@ static void child_drops_parents_callbacks(void *unused)
 	quiesce_rcu_get_stats(&s);
 	CHECK(s.cb_pending == 0, "the child counts %llu pending callbacks",
 	      (unsigned long long)s.cb_pending);
-	queue_items(10);
+	/* The parent's items stay busy here: their callbacks were dropped. */
+	queue_items(PENDING, 10);
 	rcu_barrier();
 	CHECK(atomic_load(&ran) == 10, "the child's own callbacks ran: %lu", atomic_load(&ran));
 	_exit(0);
@@ -73,7 +95,7 @@ static void test_pending_stay_in_parent(void)
 	while (!atomic_load(&reader_inside))
 		check_sleep_us(100);
 	/* The reader holds these back: they are pending at fork(). */
-	queue_items(PENDING);
+	queue_items(0, PENDING);
 	check_sleep_us(20000);
 	CHECK(atomic_load(&ran) == 0, "callbacks ran while a reader from before was inside");
 	status = check_run_child(child_drops_parents_callbacks, NULL, err, sizeof(err));
@@ -86,10 +108,13 @@ static void test_pending_stay_in_parent(void)
 	      atomic_load(&ran));
 }
 
-static void *flood(void *unused)
+static void *flood(void *arg)
 {
-	while (!atomic_load_explicit(&stop, memory_order_relaxed))
-		queue_items(100);
+	struct item *pool = flood_pool[(uintptr_t)arg];
+
+	for (unsigned i = 0; !atomic_load_explicit(&stop, memory_order_relaxed); i++)
+		if (!queue_item(&pool[i % POOL], &flood_ran))
+			sched_yield();
 	return NULL;
 }
 
@@ -97,7 +122,7 @@ static void child_queues_and_exits(void *unused)
 {
 	alarm(10);
 	atomic_store(&ran, 0);
-	queue_items(100);
+	queue_items(0, 100);
 	rcu_barrier();
 	CHECK(atomic_load(&ran) == 100, "the child ran its callbacks: %lu", atomic_load(&ran));
 	exit(0);
@@ -110,8 +135,8 @@ static void test_fork_under_load(void)
 	int forks = 0;
 
 	atomic_store(&stop, false);
-	for (int i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, flood, NULL);
+	for (uintptr_t i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, flood, (void *)i);
 	while (check_now_ns() < end) {
 		char err[4096];
 		int status = check_run_child(child_queues_and_exits, NULL, err, sizeof(err));
@@ -127,8 +152,19 @@ static void test_fork_under_load(void)
 	fprintf(stderr, "%d forks under load\n", forks);
 }
 
+/* tests/callbacks.cmake reports this exit status as a skip. */
+#define SKIPPED 77
+
 int main(void)
 {
+#ifdef QUIESCE_TSAN
+	/*
+	 * The children here start a callback thread while the parent's runs,
+	 * which ThreadSanitizer cannot follow; the other builds run this test.
+	 */
+	printf("call_rcu fork: skipped under ThreadSanitizer\n");
+	return SKIPPED;
+#endif
 	test_pending_stay_in_parent();
 	test_fork_under_load();
 	printf("call_rcu fork: all checks passed\n");

@@ -83,8 +83,12 @@ static inline void list_add_tail(struct list_head *new_entry, struct list_head *
 static inline void quiesce_list_unlink(struct list_head *prev, struct list_head *next)
 {
 	next->prev = prev;
-	/* Relaxed atomic: readers of an RCU list load next concurrently. */
-	QUIESCE_STORE(&prev->next, next);
+	/*
+	 * Release: next may so far have been published only through the
+	 * entries dropped here; a reader that now reaches it from prev must
+	 * see it initialized, as it would have by the old path.
+	 */
+	quiesce_rcu_assign_pointer(prev->next, next);
 }
 
 static inline void list_del(struct list_head *entry)
@@ -231,8 +235,8 @@ static inline void quiesce_hlist_unlink(struct hlist_node *node)
 	struct hlist_node *next = node->next;
 	struct hlist_node **pprev = node->pprev;
 
-	/* Relaxed atomic: readers load this pointer concurrently. */
-	QUIESCE_STORE(pprev, next);
+	/* Release: as in quiesce_list_unlink(). */
+	quiesce_rcu_assign_pointer(*pprev, next);
 	if (next)
 		next->pprev = pprev;
 }
