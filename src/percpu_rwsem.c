@@ -167,9 +167,20 @@ void quiesce_percpu_up_read_slow(struct quiesce_percpu_rwsem *sem)
 	wake_writer(sem);
 }
 
+/*
+ * Called once the gate is closed: from then on every reader adds to the
+ * shared slot only (the per-CPU slots hold still), and a holder's increment
+ * is visible before its decrement, so the sum never drops below the number
+ * of holders.  A negative sum is an unbalanced percpu_up_read().
+ */
 static bool readers_gone(struct quiesce_percpu_rwsem *sem)
 {
-	if (quiesce_percpu_count_sum(sem->read_count) != 0)
+	long sum = quiesce_percpu_count_sum(sem->read_count);
+
+	if (sum < 0)
+		quiesce_die("percpu_down_write() found a reader count of %ld: "
+			    "percpu_up_read() was called without percpu_down_read()", sum);
+	if (sum)
 		return false;
 	/*
 	 * C: the readers' critical sections before ours.  Pairs with B, and

@@ -383,6 +383,17 @@ static void unbalanced_up_read(void *arg)
 	percpu_free_rwsem(&sem);
 }
 
+static void unbalanced_up_read_then_write(void *arg)
+{
+	struct percpu_rw_semaphore sem;
+
+	percpu_init_rwsem(&sem);
+	percpu_down_read(&sem);
+	percpu_up_read(&sem);
+	percpu_up_read(&sem);
+	percpu_down_write(&sem);
+}
+
 int main(void)
 {
 	check_rseq_mode();
@@ -397,6 +408,7 @@ int main(void)
 	check_child_aborts(up_write_unheld, NULL, "not held for write");
 	check_child_aborts(assert_unheld, NULL, "is not held for write");
 	check_child_aborts(unbalanced_up_read, NULL, "reader count of -1");
+	check_child_aborts(unbalanced_up_read_then_write, NULL, "found a reader count of -1");
 	printf("percpu_rw_semaphore: all checks passed\n");
 	return 0;
 }

@@ -25,8 +25,9 @@
  *   write side may be released by another thread than the one that took it.
  * - percpu_up_write() on a semaphore not held for write, and
  *   percpu_free_rwsem() on one that is held or has waiters, abort with a
- *   message.  An unbalanced percpu_up_read() is reported at
- *   percpu_free_rwsem() (the reader count is not zero).
+ *   message.  An unbalanced percpu_up_read() is reported by the next
+ *   percpu_down_write() or percpu_free_rwsem() (the reader count is
+ *   negative, or not zero).
  *
  * Memory: the structure (152 bytes on x86-64 with glibc) plus a per-CPU
  * counter of 8 * (possible CPUs + 1) bytes, packed with other counters of
