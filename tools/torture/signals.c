@@ -1,0 +1,58 @@
+/*
+ * signals.c - the signals fault: SIGUSR1 to random readers, whose handler
+ * runs a read-side operation of its own where the type allows one (RCU
+ * read-side sections nest, and may be entered from a signal handler).
+ * Sleeping holders see their sleeps cut short and must resume them.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "faults.h"
+#include "torture.h"
+
+#define SIGNAL_GAP_NS_MIN 100000u
+#define SIGNAL_GAP_NS_SPAN 900000u
+
+static void on_signal(int sig)
+{
+	struct torture_thread *t = torture_self;
+	int saved_errno = errno;
+
+	/* signal_ready is written by this very thread: a plain load will do. */
+	if (t && QUIESCE_LOAD(&t->signal_ready)) {
+		t->run->type->signal_read(t);
+		QUIESCE_STORE(&t->signal_ops, t->signal_ops + 1);
+	}
+	errno = saved_errno;
+}
+
+void torture_signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL))
+		perror("quiesce-torture: sigaction(SIGUSR1)");
+}
+
+void *torture_signals_main(void *arg)
+{
+	struct torture_thread *self = arg;
+	struct torture_run *run = self->run;
+
+	pthread_setname_np(pthread_self(), self->name);
+	while (!torture_stopping(run)) {
+		unsigned i = (unsigned)(torture_random(self) % run->opt->readers);
+
+		/* Readers are joined only after this thread: the target lives. */
+		if (!pthread_kill(run->readers[i].thread, SIGUSR1))
+			__atomic_fetch_add(&run->signals_sent, 1, __ATOMIC_RELAXED);
+		torture_sleep_ns(SIGNAL_GAP_NS_MIN + torture_random(self) % SIGNAL_GAP_NS_SPAN);
+	}
+	return NULL;
+}
