@@ -31,6 +31,7 @@ int main(int argc, char **argv)
 	}
 	if (opt.all_faults)
 		opt.faults = type->faults;
+	opt.faults &= ~opt.faults_excluded;
 	if (!opt.json && !opt.quiet)
 		fprintf(stderr, "quiesce-torture: type %s%s, seed %llu\n", type->name,
 			opt.busted ? "-busted" : "", (unsigned long long)opt.seed);

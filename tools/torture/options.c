@@ -38,8 +38,8 @@ static const struct {
 	  "SIGUSR1 delivered to readers; RCU types read inside the handler" },
 	{ "shuffle", TORTURE_FAULT_SHUFFLE, "move readers and writers between CPUs" },
 	{ "stall", TORTURE_FAULT_STALL,
-	  "an occasional long reader; with a short stall timeout, every one\n"
-	  "                       must draw a stall warning (RCU types)" },
+	  "an occasional long reader (RCU types); with a short stall timeout,\n"
+	  "                       a grace period that waits for it must warn, naming it" },
 };
 
 static void usage(FILE *out)
@@ -58,8 +58,9 @@ static void usage(FILE *out)
 		"  -w, --writers N      writer threads (default %d)\n"
 		"  -s, --seed S         random seed, printed so a run can be repeated\n"
 		"                       (default: from the clock); thread timing still varies\n"
-		"  -f, --faults LIST    comma-separated faults to inject, or 'all' for every\n"
-		"                       fault the type supports (default: none)\n"
+		"  -f, --faults LIST    comma-separated faults to inject; 'all' for every\n"
+		"                       fault the type supports, '-NAME' to leave one out\n"
+		"                       (all,-fork); default: none\n"
 		"      --stall-timeout MS  the stall timeout set for the stall fault\n"
 		"                       (default %d); a long reader holds 4 times as long\n"
 		"  -i, --status-interval D  time between status lines (default 5s)\n"
@@ -132,9 +133,11 @@ static void parse_faults(const char *list, struct torture_options *opt)
 	char *copy = strdup(list), *save = NULL;
 
 	for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		bool exclude = name[0] == '-';
 		size_t i;
 
-		if (strcmp(name, "all") == 0) {
+		name += exclude;
+		if (strcmp(name, "all") == 0 && !exclude) {
 			opt->all_faults = true;
 			continue;
 		}
@@ -143,7 +146,10 @@ static void parse_faults(const char *list, struct torture_options *opt)
 				break;
 		if (i == sizeof(fault_table) / sizeof(fault_table[0]))
 			usage_error("unknown fault '%s'", name);
-		opt->faults |= fault_table[i].bit;
+		if (exclude)
+			opt->faults_excluded |= fault_table[i].bit;
+		else
+			opt->faults |= fault_table[i].bit;
 	}
 	free(copy);
 }

@@ -24,6 +24,7 @@ struct torture_options {
 	uint64_t seed;
 	unsigned faults;		/* TORTURE_FAULT_* */
 	bool all_faults;		/* --faults all: those the type supports */
+	unsigned faults_excluded;	/* --faults -NAME */
 	uint64_t stall_timeout_ms;
 	uint64_t status_interval_ns;
 	bool json;

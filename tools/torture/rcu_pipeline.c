@@ -11,6 +11,7 @@
 #include <quiesce/rcu.h>
 
 #include "gp_engine.h"
+#include "rcu_stall.h"
 #include "torture.h"
 
 #define ELEM_LIVE 0x4c495645u
@@ -97,6 +98,7 @@ void rcu_pipeline_setup(struct torture_run *run, rcu_wait_fn wait)
 	p->wait = wait;
 	pthread_mutex_init(&p->retired_lock, NULL);
 	run->state = p;
+	rcu_stall_setup(run);
 }
 
 void rcu_pipeline_set_busted(bool on)
@@ -146,7 +148,7 @@ static void read_section(struct torture_thread *t, bool in_handler)
 {
 	struct torture_run *run = t->run;
 	struct rcu_pipeline *p = run->state;
-	bool long_read = !in_handler && torture_long_read_due(t);
+	bool long_read = !in_handler && rcu_long_read_due(t);
 	struct rcu_elem *e;
 	unsigned long seq;
 	unsigned age;
@@ -164,7 +166,7 @@ static void read_section(struct torture_thread *t, bool in_handler)
 		}
 		torture_section_delay(t);
 		if (long_read)
-			torture_long_read_hold(t);
+			rcu_long_read_hold(t);
 	}
 	intact = elem_intact(e, seq);
 	age = __atomic_load_n(&e->age, __ATOMIC_RELAXED);
@@ -274,6 +276,7 @@ void rcu_pipeline_finish(struct torture_run *run)
 	}
 	free(p->current);
 	pthread_mutex_destroy(&p->retired_lock);
+	rcu_stall_teardown(run);
 }
 
 void rcu_pipeline_report(struct torture_run *run, FILE *out, bool json)

@@ -64,9 +64,10 @@ static void summary_text(struct torture_run *run, const struct totals *tot, doub
 	       ", grace periods %" PRIu64 "\n",
 	       tot->reads, tot->signal_reads, tot->writes, tot->grace_periods);
 	printf("  churn threads %" PRIu64 ", forks %" PRIu64 ", signals %" PRIu64
-	       ", affinity changes %" PRIu64 ", long reads %" PRIu64 ", stall warnings %" PRIu64 "\n",
-	       run->churn_threads, run->forks, run->signals_sent, run->shuffles, run->long_reads,
-	       run->stall_warnings);
+	       ", affinity changes %" PRIu64 "\n",
+	       run->churn_threads, run->forks, run->signals_sent, run->shuffles);
+	printf("  long reads %" PRIu64 " (%" PRIu64 " checked for a stall warning), stall warnings %"
+	       PRIu64 "\n", run->long_reads, run->long_reads_checked, run->stall_warnings);
 	if (run->type->report)
 		run->type->report(run, stdout, false);
 	printf("  violations %" PRIu64, tot->violations);
@@ -92,9 +93,9 @@ static void summary_json(struct torture_run *run, const struct totals *tot, doub
 	       tot->reads, tot->signal_reads, tot->writes, tot->grace_periods);
 	printf("\"churn_threads\":%" PRIu64 ",\"forks\":%" PRIu64 ",\"signals\":%" PRIu64
 	       ",\"affinity_changes\":%" PRIu64 ",\"long_reads\":%" PRIu64
-	       ",\"stall_warnings\":%" PRIu64 ",",
+	       ",\"long_reads_checked\":%" PRIu64 ",\"stall_warnings\":%" PRIu64 ",",
 	       run->churn_threads, run->forks, run->signals_sent, run->shuffles, run->long_reads,
-	       run->stall_warnings);
+	       run->long_reads_checked, run->stall_warnings);
 	printf("\"unfinished_threads\":%u,\"violations\":%" PRIu64 ",\"violation_kinds\":{",
 	       run->unfinished, tot->violations);
 	for (int k = 0; k < TV_KINDS; k++)

@@ -13,7 +13,7 @@
 #include "report.h"
 #include "torture.h"
 
-/* How long threads get to finish once the run stops. */
+/* How long threads get to finish once the run stops (long holds end early). */
 #define JOIN_GRACE_NS (10ull * 1000000000u)
 /* The main thread checks for an early stop at least this often. */
 #define POLL_NS 50000000ull
@@ -104,12 +104,11 @@ static void join_thread(struct torture_thread *t, const struct timespec *deadlin
 
 static struct timespec join_deadline(const struct torture_run *run)
 {
-	uint64_t grace = JOIN_GRACE_NS + run->opt->stall_timeout_ms * 1000000u * 4;
 	struct timespec ts;
 
 	/* pthread_timedjoin_np() takes CLOCK_REALTIME. */
 	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)(grace / 1000000000u);
+	ts.tv_sec += (time_t)(JOIN_GRACE_NS / 1000000000u);
 	return ts;
 }
 
@@ -150,14 +149,13 @@ int torture_main(const struct torture_options *opt, const struct torture_type *t
 	run->readers = aligned_alloc(QUIESCE_CACHELINE, opt->readers * sizeof(*run->readers));
 	run->writers = aligned_alloc(QUIESCE_CACHELINE, opt->writers * sizeof(*run->writers));
 	QUIESCE_STORE(&torture_active_run, run);
+	run->start_ns = torture_now_ns();
 	if (type->set_busted)
 		type->set_busted(opt->busted);
 	if (type->setup)
 		type->setup(run);
 	if (opt->faults & TORTURE_FAULT_SIGNALS)
 		torture_signals_install();
-	run->start_ns = torture_now_ns();
-	torture_stall_setup(run);
 
 	for (unsigned i = 0; i < opt->readers; i++) {
 		char name[16];
@@ -191,7 +189,6 @@ int torture_main(const struct torture_options *opt, const struct torture_type *t
 		join_thread(&run->readers[i], &deadline);
 	for (unsigned i = 0; i < opt->writers; i++)
 		join_thread(&run->writers[i], &deadline);
-	torture_stall_teardown(run);
 	if (!run->unfinished && type->finish)
 		type->finish(run);
 

@@ -94,9 +94,9 @@ struct torture_run {
 	struct torture_thread *readers, *writers;
 	uint64_t violations[TV_KINDS];
 	uint64_t churn_threads, churn_ops, forks, signals_sent, shuffles;
-	uint64_t long_reads, stall_warnings, long_read_next_ns;
-	int long_read_tid;		/* the long reader now holding, or 0 */
-	bool long_read_warned;		/* a stall warning named it */
+	/* The stall fault (rcu_stall.c): long reads a grace period waited for
+	 * long enough to have to warn are "checked". */
+	uint64_t long_reads, long_reads_checked, stall_warnings;
 	unsigned unfinished;		/* threads that did not finish in time */
 	unsigned messages;		/* violation messages printed so far */
 };
@@ -150,11 +150,7 @@ static inline void torture_count_op(struct torture_thread *t)
 /* Faults injected by the torture threads themselves: see inject.c. */
 void torture_section_delay(struct torture_thread *t);
 void torture_hold_sleep(struct torture_thread *t);
-bool torture_long_read_due(struct torture_thread *t);
-void torture_long_read_hold(struct torture_thread *t);
 void torture_writer_pause(struct torture_thread *t);
-void torture_stall_setup(struct torture_run *run);
-void torture_stall_teardown(struct torture_run *run);
 void torture_sleep_ns(uint64_t ns);
 void torture_spin_ns(uint64_t ns);
 
