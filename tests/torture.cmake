@@ -1,7 +1,7 @@
 # quiesce-torture (tools/torture): every type for a short bounded run with
 # every fault it supports, and every busted type, which must be caught.
-# The fork fault is left out under ThreadSanitizer, which cannot start
-# threads in the child of a multithreaded fork().
+# The fork fault is left out under ThreadSanitizer, which does not support
+# starting threads in the child of a multithreaded fork().
 set(QT_TYPES rcu rcu-expedited rcu-poll)
 set(QT_FAULTS all)
 if(QUIESCE_SANITIZE STREQUAL "thread")
@@ -16,7 +16,12 @@ foreach(type ${QT_TYPES})
       -DDURATION=3s -P ${PROJECT_SOURCE_DIR}/tools/torture/expect_violation.cmake)
   set_tests_properties(torture_${name} torture_${name}_busted PROPERTIES TIMEOUT 60 LABELS torture)
 endforeach()
-add_test(NAME torture_rcu_signal_backend
-  COMMAND quiesce-torture --type rcu --duration 2s --faults ${QT_FAULTS} --status-interval 1s)
-set_tests_properties(torture_rcu_signal_backend PROPERTIES
-  ENVIRONMENT QUIESCE_RCU_BACKEND=signal TIMEOUT 60 LABELS torture)
+# ThreadSanitizer delivers a signal only when its thread calls into the
+# runtime, which a spinning reader never does: the signal backend's
+# handshake would wait forever there, so that variant is left out.
+if(NOT QUIESCE_SANITIZE STREQUAL "thread")
+  add_test(NAME torture_rcu_signal_backend
+    COMMAND quiesce-torture --type rcu --duration 2s --faults ${QT_FAULTS} --status-interval 1s)
+  set_tests_properties(torture_rcu_signal_backend PROPERTIES
+    ENVIRONMENT QUIESCE_RCU_BACKEND=signal TIMEOUT 60 LABELS torture)
+endif()

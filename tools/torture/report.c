@@ -9,6 +9,11 @@
 
 #include "torture.h"
 
+/*
+ * Counters are read with atomic loads throughout: the status line runs
+ * beside the threads, and so does the summary of a run whose threads did
+ * not all finish.
+ */
 struct totals {
 	uint64_t reads, writes, signal_reads, grace_periods, violations;
 };
@@ -65,15 +70,16 @@ static void summary_text(struct torture_run *run, const struct totals *tot, doub
 	       tot->reads, tot->signal_reads, tot->writes, tot->grace_periods);
 	printf("  churn threads %" PRIu64 ", forks %" PRIu64 ", signals %" PRIu64
 	       ", affinity changes %" PRIu64 "\n",
-	       run->churn_threads, run->forks, run->signals_sent, run->shuffles);
+	       QUIESCE_LOAD(&run->churn_threads), QUIESCE_LOAD(&run->forks), QUIESCE_LOAD(&run->signals_sent), run->shuffles);
 	printf("  long reads %" PRIu64 " (%" PRIu64 " checked for a stall warning), stall warnings %"
-	       PRIu64 "\n", run->long_reads, run->long_reads_checked, run->stall_warnings);
+	       PRIu64 "\n", QUIESCE_LOAD(&run->long_reads), QUIESCE_LOAD(&run->long_reads_checked), run->stall_warnings);
 	if (run->type->report)
 		run->type->report(run, stdout, false);
 	printf("  violations %" PRIu64, tot->violations);
 	for (int k = 0; k < TV_KINDS; k++)
-		if (run->violations[k])
-			printf(", %s %" PRIu64, torture_violation_name(k), run->violations[k]);
+		if (QUIESCE_LOAD(&run->violations[k]))
+			printf(", %s %" PRIu64, torture_violation_name(k),
+			       QUIESCE_LOAD(&run->violations[k]));
 	printf("\n");
 	if (run->unfinished)
 		printf("  %u threads did not finish\n", run->unfinished);
@@ -94,13 +100,13 @@ static void summary_json(struct torture_run *run, const struct totals *tot, doub
 	printf("\"churn_threads\":%" PRIu64 ",\"forks\":%" PRIu64 ",\"signals\":%" PRIu64
 	       ",\"affinity_changes\":%" PRIu64 ",\"long_reads\":%" PRIu64
 	       ",\"long_reads_checked\":%" PRIu64 ",\"stall_warnings\":%" PRIu64 ",",
-	       run->churn_threads, run->forks, run->signals_sent, run->shuffles, run->long_reads,
-	       run->long_reads_checked, run->stall_warnings);
+	       QUIESCE_LOAD(&run->churn_threads), QUIESCE_LOAD(&run->forks), QUIESCE_LOAD(&run->signals_sent), QUIESCE_LOAD(&run->shuffles), QUIESCE_LOAD(&run->long_reads),
+	       QUIESCE_LOAD(&run->long_reads_checked), run->stall_warnings);
 	printf("\"unfinished_threads\":%u,\"violations\":%" PRIu64 ",\"violation_kinds\":{",
 	       run->unfinished, tot->violations);
 	for (int k = 0; k < TV_KINDS; k++)
 		printf("%s\"%s\":%" PRIu64, k ? "," : "", torture_violation_name(k),
-		       run->violations[k]);
+		       QUIESCE_LOAD(&run->violations[k]));
 	printf("}");
 	if (run->type->report)
 		run->type->report(run, stdout, true);
