@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 CTEST_JOBS ?= 2
 BENCH_ARGS ?= all
 
-.PHONY: all build test test-default test-asan test-tsan bench install clean
+.PHONY: all build test test-default test-asan test-tsan check-compilers bench install clean
 
 all: build
 
@@ -28,8 +28,18 @@ test-asan:
 test-tsan:
 	cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUIESCE_SANITIZE=thread -DQUIESCE_BUILD_BENCH=OFF
 	cmake --build $(BUILD)-tsan -j $(JOBS)
-	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 die_after_fork=0" \
 		ctest --test-dir $(BUILD)-tsan --output-on-failure -j $(CTEST_JOBS)
+
+# The other compilers the project keeps building with: clang, and gcc for
+# aarch64 (compile only), each warning-free.
+check-compilers:
+	cmake -S . -B $(BUILD)-clang -DCMAKE_C_COMPILER=clang -DCMAKE_C_FLAGS=-Werror
+	cmake --build $(BUILD)-clang -j $(JOBS)
+	cmake -S . -B $(BUILD)-aarch64 -DCMAKE_C_COMPILER=aarch64-linux-gnu-gcc \
+		-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=aarch64 \
+		-DCMAKE_C_FLAGS=-Werror -DQUIESCE_BUILD_BENCH=OFF
+	cmake --build $(BUILD)-aarch64 -j $(JOBS)
 
 bench: build
 	$(BUILD)/bench/quiesce-bench $(BENCH_ARGS)
@@ -38,4 +48,4 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan bench-results
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-clang $(BUILD)-aarch64 bench-results

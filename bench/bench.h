@@ -63,6 +63,33 @@ double qb_ratio(const char *experiment, const char *metric,
 void qb_missing_peer(const char *experiment, const char *peer,
 		     const char *package);
 
+/*
+ * One row of the seed table, which the report prints once the seed
+ * experiments have run: what the kernel thread measured before and after
+ * its change, and the analog measured now.  Higher-is-better figures and
+ * lower-is-better ones both read as "after / before".
+ */
+struct qb_seed_row {
+	int seed;			/* 000-004, the file in shared/seeds/ */
+	const char *thread;		/* the thread's subject, shortened */
+	const char *kernel_before;	/* the thread's figures, as it gave them */
+	const char *kernel_after;
+	const char *kernel_change;	/* e.g. "38x faster", "+27.1%" */
+	const char *ours_before_label;	/* what "before" is here */
+	const char *ours_after_label;
+	double ours_before, ours_after;	/* medians */
+	const char *unit;
+};
+void qb_seed_result(const struct qb_seed_row *row);
+
+/*
+ * A point on a plot: plot names the file (bench-results/<plot>.png), series
+ * one line on it.  y carries its spread, drawn as an error bar.
+ */
+void qb_plot_point(const char *plot, const char *title, const char *xlabel,
+		   const char *ylabel, const char *series, double x,
+		   struct qb_spread y);
+
 /* Prints a heading for a group of rows. */
 void qb_heading(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

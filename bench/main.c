@@ -36,6 +36,27 @@ struct qb_row {
 	bool is_ratio;
 };
 
+#define QB_MAX_SEEDS 32
+#define QB_MAX_POINTS 2048
+
+struct qb_seed_copy {
+	int seed;
+	char thread[96], kernel_before[48], kernel_after[48], kernel_change[48];
+	char before_label[64], after_label[64], unit[16];
+	double before, after;
+};
+
+struct qb_point {
+	char plot[48], title[96], xlabel[32], ylabel[32], series[64];
+	double x;
+	struct qb_spread y;
+};
+
+static struct qb_seed_copy seeds[QB_MAX_SEEDS];
+static int seed_count;
+static struct qb_point points[QB_MAX_POINTS];
+static int point_count;
+
 static const struct qb_experiment *experiments[QB_MAX_EXPERIMENTS];
 static int experiment_count;
 static struct qb_row rows[QB_MAX_RECORDS];
@@ -144,6 +165,160 @@ void qb_missing_peer(const char *experiment, const char *peer, const char *packa
 	snprintf(row->goal, sizeof(row->goal), "%s", "");
 	printf("  %-44s not measured: not installed (apt-get install %s)\n", peer, package);
 	snprintf(row->unit, sizeof(row->unit), "%.15s", package);
+}
+
+void qb_seed_result(const struct qb_seed_row *row)
+{
+	struct qb_seed_copy *c;
+
+	if (seed_count == QB_MAX_SEEDS)
+		return;
+	c = &seeds[seed_count++];
+	c->seed = row->seed;
+	snprintf(c->thread, sizeof(c->thread), "%s", row->thread);
+	snprintf(c->kernel_before, sizeof(c->kernel_before), "%s", row->kernel_before);
+	snprintf(c->kernel_after, sizeof(c->kernel_after), "%s", row->kernel_after);
+	snprintf(c->kernel_change, sizeof(c->kernel_change), "%s", row->kernel_change);
+	snprintf(c->before_label, sizeof(c->before_label), "%s", row->ours_before_label);
+	snprintf(c->after_label, sizeof(c->after_label), "%s", row->ours_after_label);
+	snprintf(c->unit, sizeof(c->unit), "%s", row->unit);
+	c->before = row->ours_before;
+	c->after = row->ours_after;
+}
+
+static int compare_seeds(const void *a, const void *b)
+{
+	return ((const struct qb_seed_copy *)a)->seed - ((const struct qb_seed_copy *)b)->seed;
+}
+
+static void print_seed_table(void)
+{
+	if (!seed_count)
+		return;
+	qsort(seeds, (size_t)seed_count, sizeof(seeds[0]), compare_seeds);
+	qb_heading("== seed table: each kernel thread's before/after, and its user-space analog now");
+	for (int i = 0; i < seed_count; i++) {
+		const struct qb_seed_copy *c = &seeds[i];
+
+		printf("  seed %03d  %s\n", c->seed, c->thread);
+		printf("     kernel:  %s -> %s  (%s)\n", c->kernel_before, c->kernel_after,
+		       c->kernel_change);
+		printf("     quiesce: %s %.4g %s -> %s %.4g %s  (after/before %.3g)\n",
+		       c->before_label, c->before, c->unit, c->after_label, c->after, c->unit,
+		       c->before ? c->after / c->before : NAN);
+	}
+	fflush(stdout);
+}
+
+static void write_seed_table(const char *dir)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/seeds.csv", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f, "seed,thread,kernel_before,kernel_after,kernel_change,before,before_value,"
+		   "after,after_value,unit,after_over_before\n");
+	for (int i = 0; i < seed_count; i++) {
+		const struct qb_seed_copy *c = &seeds[i];
+
+		fprintf(f, "%03d,\"%s\",\"%s\",\"%s\",\"%s\",\"%s\",%.6g,\"%s\",%.6g,%s,%.6g\n",
+			c->seed, c->thread, c->kernel_before, c->kernel_after, c->kernel_change,
+			c->before_label, c->before, c->after_label, c->after, c->unit,
+			c->before ? c->after / c->before : NAN);
+	}
+	fclose(f);
+}
+
+void qb_plot_point(const char *plot, const char *title, const char *xlabel,
+		   const char *ylabel, const char *series, double x, struct qb_spread y)
+{
+	struct qb_point *p;
+
+	if (point_count == QB_MAX_POINTS)
+		return;
+	p = &points[point_count++];
+	snprintf(p->plot, sizeof(p->plot), "%s", plot);
+	snprintf(p->title, sizeof(p->title), "%s", title);
+	snprintf(p->xlabel, sizeof(p->xlabel), "%s", xlabel);
+	snprintf(p->ylabel, sizeof(p->ylabel), "%s", ylabel);
+	snprintf(p->series, sizeof(p->series), "%s", series);
+	p->x = x;
+	p->y = y;
+}
+
+/*
+ * Writes <plot>.dat (one block per series) and <plot>.gp for every plot,
+ * and draws <plot>.png with gnuplot when it is installed.
+ */
+static void write_plots(const char *dir)
+{
+	bool gnuplot = system("command -v gnuplot >/dev/null 2>&1") == 0;
+	int drawn = 0;
+
+	for (int i = 0; i < point_count; i++) {
+		char path[4096], series[32][64];
+		int nseries = 0;
+		bool first = true;
+		FILE *dat, *gp;
+
+		for (int j = 0; j < i; j++)
+			first &= strcmp(points[j].plot, points[i].plot) != 0;
+		if (!first)
+			continue;
+		snprintf(path, sizeof(path), "%s/%.47s.dat", dir, points[i].plot);
+		dat = fopen(path, "w");
+		snprintf(path, sizeof(path), "%s/%.47s.gp", dir, points[i].plot);
+		gp = fopen(path, "w");
+		if (!dat || !gp) {
+			if (dat)
+				fclose(dat);
+			if (gp)
+				fclose(gp);
+			continue;
+		}
+		for (int j = i; j < point_count; j++) {
+			bool known = false;
+
+			if (strcmp(points[j].plot, points[i].plot))
+				continue;
+			for (int k = 0; k < nseries; k++)
+				known |= !strcmp(series[k], points[j].series);
+			if (!known && nseries < 32)
+				snprintf(series[nseries++], sizeof(series[0]), "%s", points[j].series);
+		}
+		for (int k = 0; k < nseries; k++) {
+			fprintf(dat, "# %s\n", series[k]);
+			for (int j = i; j < point_count; j++)
+				if (!strcmp(points[j].plot, points[i].plot) &&
+				    !strcmp(points[j].series, series[k]))
+					fprintf(dat, "%g %g %g %g\n", points[j].x, points[j].y.median,
+						points[j].y.min, points[j].y.max);
+			fprintf(dat, "\n\n");
+		}
+		fclose(dat);
+		fprintf(gp, "set terminal pngcairo size 900,560\nset output '%s/%s.png'\n"
+			    "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n"
+			    "set termoption noenhanced\nset key below\nset grid\nplot ",
+			dir, points[i].plot, points[i].title, points[i].xlabel, points[i].ylabel);
+		for (int k = 0; k < nseries; k++)
+			fprintf(gp, "%s'%s/%s.dat' index %d using 1:2:3:4 with yerrorlines title '%s'",
+				k ? ", \\\n     " : "", dir, points[i].plot, k, series[k]);
+		fprintf(gp, "\n");
+		fclose(gp);
+		if (gnuplot) {
+			char cmd[4200];
+
+			snprintf(cmd, sizeof(cmd), "gnuplot '%s/%.47s.gp'", dir, points[i].plot);
+			drawn += system(cmd) == 0;
+		}
+	}
+	if (point_count && !gnuplot)
+		printf("plots: data and gnuplot scripts in %s/ (install gnuplot-nox to draw them)\n", dir);
+	else if (drawn)
+		printf("plots: %d PNG files in %s/\n", drawn, dir);
 }
 
 void qb_heading(const char *fmt, ...)
@@ -283,7 +458,9 @@ static void write_results(const char *dir)
 	fprintf(json, "]\n");
 	fclose(csv);
 	fclose(json);
-	printf("\nresults: %s/results.csv, %s/results.json\n", dir, dir);
+	write_seed_table(dir);
+	write_plots(dir);
+	printf("\nresults: %s/results.csv, %s/results.json, %s/seeds.csv\n", dir, dir, dir);
 }
 
 static int compare_experiments(const void *a, const void *b)
@@ -306,6 +483,7 @@ int main(int argc, char **argv)
 	const char *out = "bench-results";
 	const char *wanted[QB_MAX_EXPERIMENTS];
 	int wanted_count = 0;
+	bool seed_table_printed = false;
 	uint64_t start;
 
 	qsort(experiments, (size_t)experiment_count, sizeof(experiments[0]), compare_experiments);
@@ -352,10 +530,16 @@ int main(int argc, char **argv)
 			run |= !strcmp(wanted[i], experiments[j]->name);
 		if (!run)
 			continue;
+		if (experiments[j]->order >= 100 && !seed_table_printed) {
+			print_seed_table();
+			seed_table_printed = true;
+		}
 		qb_heading("== %s: %s", experiments[j]->name, experiments[j]->title);
 		qb_progress("[%.0f s] %s", (qb_now_ns() - start) / 1e9, experiments[j]->name);
 		experiments[j]->run(&opt);
 	}
+	if (!seed_table_printed)
+		print_seed_table();
 	qb_progress("%s", "");
 	write_results(out);
 	printf("total time: %.1f s\n", (qb_now_ns() - start) / 1e9);

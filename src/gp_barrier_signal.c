@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -50,6 +51,20 @@ void quiesce_gp_barrier_signal_init(void)
 			    strerror(errno));
 }
 
+static bool answers_pending(int self_tid)
+{
+	bool pending = false;
+
+	pthread_mutex_lock(&quiesce_registry_lock);
+	quiesce_registry_for_each(e) {
+		/* Acquire: pairs with the handler's release. */
+		if (e->tid != self_tid && QUIESCE_LOAD_ACQUIRE(&e->barrier_pending))
+			pending = true;
+	}
+	pthread_mutex_unlock(&quiesce_registry_lock);
+	return pending;
+}
+
 void quiesce_gp_barrier_signal(void)
 {
 	pid_t pid = getpid();
@@ -65,16 +80,15 @@ void quiesce_gp_barrier_signal(void)
 		if (syscall(SYS_tgkill, pid, e->tid, barrier_signal))
 			quiesce_die("tgkill(%d) failed: %s", e->tid, strerror(errno));
 	}
-	quiesce_registry_for_each(e) {
-		/*
-		 * Woken by nothing: the handler clears the flag and we poll,
-		 * yielding the CPU the handler may need.  Acquire pairs with
-		 * the handler's release.
-		 */
-		while (e->tid != self_tid && QUIESCE_LOAD_ACQUIRE(&e->barrier_pending))
-			sched_yield();
-	}
 	pthread_mutex_unlock(&quiesce_registry_lock);
+	/*
+	 * Woken by nothing: each handler clears its thread's flag, and a
+	 * thread that unregisters meanwhile leaves the list (its unregistering
+	 * fence answers for it).  The lock is not held between polls, so that
+	 * such a thread can take it.
+	 */
+	while (answers_pending(self_tid))
+		sched_yield();
 	/* Orders the readers' answered fences before the caller's scan. */
 	quiesce_fence_store_load();
 }

@@ -13,7 +13,7 @@
 #include "diag.h"
 
 __thread struct quiesce_rcu_reader quiesce_rcu_reader_self
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((tls_model("initial-exec"))) = { .ctr = QUIESCE_RCU_UNREGISTERED };
 static __thread struct quiesce_registry_entry self_entry
 	__attribute__((tls_model("initial-exec")));
 
@@ -31,21 +31,33 @@ struct quiesce_registry_entry *quiesce_registry_self(void)
 	return &self_entry;
 }
 
+static bool self_registered(void)
+{
+	return quiesce_rcu_reader_self.ctr != QUIESCE_RCU_UNREGISTERED;
+}
+
 static void unregister_self(void)
 {
+	/*
+	 * A thread that leaves the registry is outside any critical section;
+	 * this fence stands in for its answer to a signal-backend handshake
+	 * in flight (gp_barrier_signal.c), which stops waiting for it once it
+	 * is off the list.
+	 */
+	quiesce_fence_store_load();
 	pthread_mutex_lock(&quiesce_registry_lock);
 	self_entry.prev->next = self_entry.next;
 	self_entry.next->prev = self_entry.prev;
 	quiesce_registry_count--;
 	pthread_mutex_unlock(&quiesce_registry_lock);
-	quiesce_rcu_reader_self.registered = false;
+	quiesce_rcu_reader_self.ctr = QUIESCE_RCU_UNREGISTERED;
 }
 
 static void thread_exit_destructor(void *unused)
 {
 	struct quiesce_rcu_reader *self = &quiesce_rcu_reader_self;
 
-	if (!self->registered)
+	if (!self_registered())
 		return;
 	if (self->ctr & QUIESCE_RCU_NEST_MASK) {
 		char name[32] = "?";
@@ -68,7 +80,7 @@ static void create_exit_key(void)
 
 void quiesce_rcu_register_thread(void)
 {
-	if (quiesce_rcu_reader_self.registered)
+	if (self_registered())
 		return;
 	pthread_once(&exit_key_once, create_exit_key);
 	/* Any non-NULL value makes the destructor run at thread exit. */
@@ -85,17 +97,18 @@ void quiesce_rcu_register_thread(void)
 	quiesce_registry_head.prev = &self_entry;
 	quiesce_registry_count++;
 	pthread_mutex_unlock(&quiesce_registry_lock);
-	quiesce_rcu_reader_self.registered = true;
+	quiesce_rcu_reader_self.ctr = 0;
 }
 
-void quiesce_rcu_register_on_first_use(void)
+void quiesce_rcu_read_lock_first_use(void)
 {
 	quiesce_rcu_register_thread();
+	quiesce_rcu_read_lock();
 }
 
 void quiesce_rcu_unregister_thread(void)
 {
-	if (!quiesce_rcu_reader_self.registered)
+	if (!self_registered())
 		return;
 	if (quiesce_rcu_reader_self.ctr & QUIESCE_RCU_NEST_MASK)
 		quiesce_die("rcu_unregister_thread() called inside an RCU read-side "
@@ -128,7 +141,7 @@ static void registry_child_after_fork(void)
 {
 	quiesce_registry_head.next = quiesce_registry_head.prev = &quiesce_registry_head;
 	quiesce_registry_count = 0;
-	if (quiesce_rcu_reader_self.registered) {
+	if (self_registered()) {
 		self_entry.tid = quiesce_gettid();
 		self_entry.thread = pthread_self();
 		self_entry.barrier_pending = 0;

@@ -50,15 +50,17 @@ extern "C" {
 /*
  * A reader's counter: 0 outside any critical section; inside, the phase of
  * the grace-period counter at the outermost rcu_read_lock() in the high
- * bits, and the nesting depth in the low QUIESCE_RCU_NEST_BITS bits.
+ * bits, and the nesting depth in the low QUIESCE_RCU_NEST_BITS bits.  A
+ * thread that is not registered holds QUIESCE_RCU_UNREGISTERED (depth 0,
+ * never a phase), so that one test of the counter serves both questions.
  */
 #define QUIESCE_RCU_NEST_BITS 16
 #define QUIESCE_RCU_NEST_MASK ((1UL << QUIESCE_RCU_NEST_BITS) - 1)
 #define QUIESCE_RCU_PHASE_ONE (1UL << QUIESCE_RCU_NEST_BITS)
+#define QUIESCE_RCU_UNREGISTERED (~0UL & ~QUIESCE_RCU_NEST_MASK)
 
 struct quiesce_rcu_reader {
 	unsigned long ctr;	/* read by the grace-period engine */
-	bool registered;	/* owned by this thread */
 } QUIESCE_CACHELINE_ALIGNED;
 
 /* Read-mostly: written once per grace period, read by every reader. */
@@ -73,7 +75,7 @@ QUIESCE_API extern struct quiesce_rcu_gp_word quiesce_rcu_gp_word;
 
 QUIESCE_API void quiesce_rcu_register_thread(void);
 QUIESCE_API void quiesce_rcu_unregister_thread(void);
-QUIESCE_API QUIESCE_COLD void quiesce_rcu_register_on_first_use(void);
+QUIESCE_API QUIESCE_COLD void quiesce_rcu_read_lock_first_use(void);
 QUIESCE_API QUIESCE_COLD QUIESCE_NORETURN void quiesce_rcu_unbalanced_unlock(void);
 QUIESCE_API QUIESCE_COLD void quiesce_rcu_wake_grace_period(void);
 
@@ -82,13 +84,12 @@ static inline void quiesce_rcu_read_lock(void)
 	struct quiesce_rcu_reader *self = &quiesce_rcu_reader_self;
 	unsigned long ctr = self->ctr;
 
-	if (QUIESCE_LIKELY(!(ctr & QUIESCE_RCU_NEST_MASK))) {
-		if (QUIESCE_UNLIKELY(!self->registered))
-			quiesce_rcu_register_on_first_use();
+	if (QUIESCE_LIKELY(ctr == 0))
 		QUIESCE_STORE(&self->ctr, QUIESCE_LOAD(&quiesce_rcu_gp_word.ctr));
-	} else {
+	else if (QUIESCE_LIKELY(ctr & QUIESCE_RCU_NEST_MASK))
 		QUIESCE_STORE(&self->ctr, ctr + 1);
-	}
+	else
+		quiesce_rcu_read_lock_first_use();	/* registers, then enters */
 	/*
 	 * Keeps the section's loads after the counter store in program order.
 	 * The CPU may still reorder them (store-load); the grace period's

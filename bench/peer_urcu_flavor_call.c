@@ -1,0 +1,31 @@
+/*
+ * liburcu's default flavor with its read side called through the shared
+ * library (no _LGPL_SOURCE): what a program pays when it cannot inline it.
+ */
+#include <urcu/urcu-memb.h>
+
+#include "bench.h"
+#include "rcu_flavor.h"
+
+static double read_pair_ns(long iterations)
+{
+	uint64_t start;
+
+	qb_urcu_register_once();
+	start = qb_now_ns();
+	for (long i = 0; i < iterations; i++) {
+		urcu_memb_read_lock();
+		urcu_memb_read_unlock();
+	}
+	return (double)(qb_now_ns() - start) / (double)iterations;
+}
+
+const struct qb_rcu_flavor qb_urcu_memb_call = {
+	.name = "liburcu (not inlined)",
+	.register_thread = urcu_memb_register_thread,
+	.unregister_thread = urcu_memb_unregister_thread,
+	.read_lock = urcu_memb_read_lock,
+	.read_unlock = urcu_memb_read_unlock,
+	.synchronize = urcu_memb_synchronize_rcu,
+	.read_pair_ns = read_pair_ns,
+};

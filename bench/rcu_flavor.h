@@ -1,0 +1,27 @@
+/*
+ * rcu_flavor.h - one RCU implementation as the RCU experiments see it, so
+ * that quiesce and its peers run the same measurement code.
+ */
+#ifndef QUIESCE_BENCH_RCU_FLAVOR_H
+#define QUIESCE_BENCH_RCU_FLAVOR_H
+
+struct qb_rcu_flavor {
+	const char *name;
+	void (*register_thread)(void);
+	void (*unregister_thread)(void);
+	void (*read_lock)(void);
+	void (*read_unlock)(void);
+	void (*synchronize)(void);
+	/* ns per lock+unlock pair, the pair inlined as its users would. */
+	double (*read_pair_ns)(long iterations);
+};
+
+extern const struct qb_rcu_flavor qb_quiesce_rcu;
+extern const struct qb_rcu_flavor qb_quiesce_rcu_expedited;
+#ifdef QUIESCE_HAVE_URCU
+extern const struct qb_rcu_flavor qb_urcu_memb;		/* _LGPL_SOURCE: inlined */
+extern const struct qb_rcu_flavor qb_urcu_memb_call;	/* through the shared library */
+void qb_urcu_register_once(void);
+#endif
+
+#endif

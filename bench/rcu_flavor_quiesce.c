@@ -1,0 +1,58 @@
+/* quiesce's RCU as a bench flavor: normal and expedited grace periods. */
+#include "bench.h"
+#include "rcu_flavor.h"
+
+#include <quiesce/rcu.h>
+
+static void read_lock(void)
+{
+	rcu_read_lock();
+}
+
+static void read_unlock(void)
+{
+	rcu_read_unlock();
+}
+
+static double read_pair_ns(long iterations)
+{
+	uint64_t start;
+
+	rcu_register_thread();
+	start = qb_now_ns();
+	for (long i = 0; i < iterations; i++) {
+		rcu_read_lock();
+		rcu_read_unlock();
+	}
+	return (double)(qb_now_ns() - start) / (double)iterations;
+}
+
+static void synchronize_normal(void)
+{
+	synchronize_rcu();
+}
+
+static void synchronize_expedited(void)
+{
+	synchronize_rcu_expedited();
+}
+
+const struct qb_rcu_flavor qb_quiesce_rcu = {
+	.name = "quiesce synchronize_rcu",
+	.register_thread = quiesce_rcu_register_thread,
+	.unregister_thread = quiesce_rcu_unregister_thread,
+	.read_lock = read_lock,
+	.read_unlock = read_unlock,
+	.synchronize = synchronize_normal,
+	.read_pair_ns = read_pair_ns,
+};
+
+const struct qb_rcu_flavor qb_quiesce_rcu_expedited = {
+	.name = "quiesce synchronize_rcu_expedited",
+	.register_thread = quiesce_rcu_register_thread,
+	.unregister_thread = quiesce_rcu_unregister_thread,
+	.read_lock = read_lock,
+	.read_unlock = read_unlock,
+	.synchronize = synchronize_expedited,
+	.read_pair_ns = read_pair_ns,
+};
