@@ -1,0 +1,300 @@
+/*
+ * test_rwsem_api: the rw_semaphore's calls one by one - initializers,
+ * trylocks, timeouts, downgrade, readers woken as one batch, and new
+ * readers queueing behind a waiting writer.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include <quiesce/rwsem.h>
+
+#include "check.h"
+
+static DECLARE_RWSEM(static_sem);
+
+/* How long a blocked thread is given to show that it stays blocked. */
+#define SETTLE_US 30000
+/* How long a thread that should get in is given to do so. */
+#define PATIENCE_NS 5000000000ull
+
+static void start(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	CHECK(pthread_create(tid, NULL, fn, arg) == 0, "pthread_create");
+}
+
+static void join(pthread_t tid)
+{
+	CHECK(pthread_join(tid, NULL) == 0, "pthread_join");
+}
+
+/* Waits up to PATIENCE_NS for *flag to become non-zero. */
+static bool eventually(int *flag)
+{
+	uint64_t give_up = check_now_ns() + PATIENCE_NS;
+
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+		if (check_now_ns() > give_up)
+			return false;
+		check_sleep_us(200);
+	}
+	return true;
+}
+
+static void wait_contended(struct rw_semaphore *sem)
+{
+	uint64_t give_up = check_now_ns() + PATIENCE_NS;
+
+	while (!rwsem_is_contended(sem)) {
+		CHECK(check_now_ns() < give_up, "no waiter showed up in the queue");
+		check_sleep_us(200);
+	}
+}
+
+static void assert_idle(struct rw_semaphore *sem)
+{
+	CHECK(!rwsem_is_locked(sem), "still locked");
+	CHECK(!rwsem_is_contended(sem), "waiters left behind");
+	CHECK(__atomic_load_n(&sem->count, __ATOMIC_RELAXED) == 0, "count %#lx, expected 0",
+	      __atomic_load_n(&sem->count, __ATOMIC_RELAXED));
+}
+
+static void test_initializers_and_trylocks(void)
+{
+	struct rw_semaphore sem;
+
+	assert_idle(&static_sem);
+	init_rwsem(&sem);
+	assert_idle(&sem);
+
+	down_read(&sem);
+	down_read(&sem);
+	CHECK(rwsem_is_locked(&sem), "read-held but not locked");
+	CHECK(!down_write_trylock(&sem), "write trylock succeeded on a read hold");
+	CHECK(down_read_trylock(&sem), "read trylock failed on a read hold");
+	up_read(&sem);
+	up_read(&sem);
+	up_read(&sem);
+	assert_idle(&sem);
+
+	CHECK(down_write_trylock(&sem), "write trylock failed on a free lock");
+	CHECK(rwsem_is_locked(&sem), "write-held but not locked");
+	CHECK(!down_read_trylock(&sem), "read trylock succeeded on a write hold");
+	CHECK(!down_write_trylock(&sem), "write trylock succeeded on a write hold");
+	up_write(&sem);
+	assert_idle(&sem);
+
+	down_write(&sem);
+	downgrade_write(&sem);
+	CHECK(down_read_trylock(&sem), "downgraded lock refused a reader");
+	CHECK(!down_write_trylock(&sem), "downgraded lock let a writer in");
+	up_read(&sem);
+	up_read(&sem);
+	assert_idle(&sem);
+
+	CHECK(down_read_timeout(&sem, 0) == 0, "a free lock timed out");
+	up_read(&sem);
+	CHECK(down_write_timeout(&sem, 0) == 0, "a free lock timed out");
+	up_write(&sem);
+	assert_idle(&sem);
+}
+
+struct timed_try {
+	struct rw_semaphore *sem;
+	bool write;
+	uint64_t timeout_ns;
+	int result;
+	uint64_t waited_ns;
+	int done;
+};
+
+static void *timed_try_thread(void *p)
+{
+	struct timed_try *t = p;
+	uint64_t t0 = check_now_ns();
+
+	t->result = t->write ? down_write_timeout(t->sem, t->timeout_ns)
+			     : down_read_timeout(t->sem, t->timeout_ns);
+	t->waited_ns = check_now_ns() - t0;
+	if (t->result == 0) {
+		if (t->write)
+			up_write(t->sem);
+		else
+			up_read(t->sem);
+	}
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void expect_timeout(struct rw_semaphore *sem, bool write)
+{
+	struct timed_try t = { .sem = sem, .write = write, .timeout_ns = 20000000 };
+	pthread_t tid;
+
+	start(&tid, timed_try_thread, &t);
+	join(tid);
+	CHECK(t.result == -ETIMEDOUT, "%s timeout returned %d", write ? "write" : "read", t.result);
+	CHECK(t.waited_ns >= t.timeout_ns, "timed out after %llu ns, before the %llu ns asked",
+	      (unsigned long long)t.waited_ns, (unsigned long long)t.timeout_ns);
+}
+
+static void test_timeouts(void)
+{
+	struct rw_semaphore sem = RWSEM_INITIALIZER;
+	struct timed_try late = { .sem = &sem, .timeout_ns = PATIENCE_NS };
+	pthread_t tid;
+
+	down_read(&sem);
+	expect_timeout(&sem, true);
+	CHECK(!rwsem_is_contended(&sem), "a timed-out writer stayed queued");
+	up_read(&sem);
+	assert_idle(&sem);
+
+	down_write(&sem);
+	expect_timeout(&sem, false);
+	expect_timeout(&sem, true);
+	CHECK(!rwsem_is_contended(&sem), "a timed-out waiter stayed queued");
+	up_write(&sem);
+	assert_idle(&sem);
+
+	/* A waiter whose lock comes free before its deadline gets it. */
+	down_write(&sem);
+	start(&tid, timed_try_thread, &late);
+	wait_contended(&sem);
+	up_write(&sem);
+	join(tid);
+	CHECK(late.result == 0, "a reader timed out although the lock came free");
+	assert_idle(&sem);
+}
+
+struct batch_reader {
+	struct rw_semaphore *sem;
+	int *inside;
+	int expected;
+	bool all_met;
+};
+
+/* Holds the read lock until every reader of its batch is inside with it. */
+static void *batch_reader_thread(void *p)
+{
+	struct batch_reader *r = p;
+	uint64_t give_up;
+
+	down_read(r->sem);
+	__atomic_fetch_add(r->inside, 1, __ATOMIC_ACQ_REL);
+	give_up = check_now_ns() + PATIENCE_NS;
+	while (__atomic_load_n(r->inside, __ATOMIC_ACQUIRE) < r->expected &&
+	       check_now_ns() < give_up)
+		check_sleep_us(100);
+	r->all_met = __atomic_load_n(r->inside, __ATOMIC_ACQUIRE) >= r->expected;
+	up_read(r->sem);
+	return NULL;
+}
+
+/* Readers queued behind a writer are woken together and share the lock. */
+static void test_reader_batch(void)
+{
+	enum { READERS = 4 };
+	struct rw_semaphore sem = RWSEM_INITIALIZER;
+	struct batch_reader r[READERS];
+	pthread_t tid[READERS];
+	int inside = 0;
+
+	down_write(&sem);
+	for (int i = 0; i < READERS; i++) {
+		r[i] = (struct batch_reader){ &sem, &inside, READERS, false };
+		start(&tid[i], batch_reader_thread, &r[i]);
+	}
+	wait_contended(&sem);
+	check_sleep_us(SETTLE_US);
+	CHECK(__atomic_load_n(&inside, __ATOMIC_ACQUIRE) == 0, "a reader got past a writer");
+	up_write(&sem);
+	for (int i = 0; i < READERS; i++) {
+		join(tid[i]);
+		CHECK(r[i].all_met, "reader %d never saw all %d readers inside together", i, READERS);
+	}
+	assert_idle(&sem);
+}
+
+struct holder {
+	struct rw_semaphore *sem;
+	bool write;
+	int acquired;
+	int release;
+};
+
+static void *holder_thread(void *p)
+{
+	struct holder *h = p;
+
+	if (h->write)
+		down_write(h->sem);
+	else
+		down_read(h->sem);
+	__atomic_store_n(&h->acquired, 1, __ATOMIC_RELEASE);
+	CHECK(eventually(&h->release), "never told to release");
+	if (h->write)
+		up_write(h->sem);
+	else
+		up_read(h->sem);
+	return NULL;
+}
+
+/*
+ * downgrade_write() lets the queued reader in at once and keeps the queued
+ * writer behind it out until every read hold is gone.
+ */
+static void test_downgrade_wakes_readers(void)
+{
+	struct rw_semaphore sem = RWSEM_INITIALIZER;
+	struct holder reader = { .sem = &sem }, writer = { .sem = &sem, .write = true };
+	pthread_t rt, wt;
+
+	down_write(&sem);
+	start(&rt, holder_thread, &reader);
+	wait_contended(&sem);
+	check_sleep_us(SETTLE_US);
+	start(&wt, holder_thread, &writer);
+	check_sleep_us(SETTLE_US);
+	downgrade_write(&sem);
+	CHECK(eventually(&reader.acquired), "the queued reader stayed out after the downgrade");
+	check_sleep_us(SETTLE_US);
+	CHECK(!__atomic_load_n(&writer.acquired, __ATOMIC_ACQUIRE), "a writer got in with readers");
+	up_read(&sem);
+	__atomic_store_n(&reader.release, 1, __ATOMIC_RELEASE);
+	join(rt);
+	CHECK(eventually(&writer.acquired), "the writer stayed out after all readers left");
+	__atomic_store_n(&writer.release, 1, __ATOMIC_RELEASE);
+	join(wt);
+	assert_idle(&sem);
+}
+
+/* While a writer waits, new readers queue behind it instead of barging in. */
+static void test_readers_do_not_overtake_writer(void)
+{
+	struct rw_semaphore sem = RWSEM_INITIALIZER;
+	struct holder writer = { .sem = &sem, .write = true };
+	pthread_t wt;
+
+	down_read(&sem);
+	start(&wt, holder_thread, &writer);
+	wait_contended(&sem);
+	CHECK(!down_read_trylock(&sem), "a read trylock overtook a waiting writer");
+	expect_timeout(&sem, false);
+	up_read(&sem);
+	CHECK(eventually(&writer.acquired), "the writer stayed out after the reader left");
+	__atomic_store_n(&writer.release, 1, __ATOMIC_RELEASE);
+	join(wt);
+	assert_idle(&sem);
+}
+
+int main(void)
+{
+	test_initializers_and_trylocks();
+	test_timeouts();
+	test_reader_batch();
+	test_downgrade_wakes_readers();
+	test_readers_do_not_overtake_writer();
+	printf("rwsem api: ok\n");
+	return 0;
+}
