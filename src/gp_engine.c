@@ -45,6 +45,7 @@
 #include <sched.h>
 #include <string.h>
 
+#include "call_rcu.h"
 #include "diag.h"
 #include "futex.h"
 #include "gp_barrier.h"
@@ -215,6 +216,8 @@ static void run_one_grace_period(bool expedited)
 
 void quiesce_gp_wait_for(unsigned long snap, bool expedited)
 {
+	/* rcu_normal holds for the library's own expedited requests too. */
+	expedited = expedited && !QUIESCE_LOAD(&knob_normal);
 	for (;;) {
 		int ended = QUIESCE_LOAD(&gp_ended);
 
@@ -310,6 +313,7 @@ void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out)
 	pthread_mutex_lock(&quiesce_registry_lock);
 	out->registered_threads = quiesce_registry_count;
 	pthread_mutex_unlock(&quiesce_registry_lock);
+	quiesce_call_rcu_get_stats(out);
 }
 
 /*

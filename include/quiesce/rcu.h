@@ -39,6 +39,7 @@
 #define QUIESCE_RCU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <quiesce/compiler.h>
@@ -179,6 +180,72 @@ QUIESCE_API unsigned long quiesce_start_poll_synchronize_rcu(void);
 QUIESCE_API bool quiesce_poll_state_synchronize_rcu(unsigned long cookie);
 QUIESCE_API void quiesce_cond_synchronize_rcu(unsigned long cookie);
 
+/*
+ * Callbacks: call_rcu(head, func) returns at once; func(head) runs on the
+ * background thread "quiesce-cb" after a full grace period has elapsed since
+ * the call.  Embed a struct rcu_head in the object and find the object again
+ * with container_of() (quiesce_container_of()).
+ *
+ * Rules for callers
+ * - call_rcu() may be called from any thread, inside a read-side critical
+ *   section, and from a callback.  It takes no lock.  It may sleep (at most
+ *   about 20 ms a call) when more than 100000 callbacks are pending, so that
+ *   a flood cannot exhaust memory, but never inside a read-side critical
+ *   section and never on the callback thread.
+ * - Callbacks run one at a time, outside any read-side critical section, in
+ *   the order each thread queued them.  A callback may call call_rcu(),
+ *   synchronize_rcu() and rcu_read_lock(); it must return outside any
+ *   critical section (checked) and must not call rcu_barrier() (it would
+ *   wait for itself: checked) or fork() (the child would run on a copy of
+ *   the callback thread).
+ * - rcu_barrier() returns after every callback queued before it has run,
+ *   including callbacks of threads that have exited since.  Callbacks that
+ *   those callbacks queue are not waited for.
+ * - free_rcu(ptr, field) frees ptr with free() after a grace period; field is
+ *   its struct rcu_head member, at most 4095 bytes into the object.
+ * - quiesce_call_rcu_shutdown() runs rcu_barrier() and stops the callback
+ *   thread; a later call_rcu() starts it again.  At exit() the library waits
+ *   (at most one second, and not at all when exit() is called inside a
+ *   critical section or from a callback) for the pending callbacks to run,
+ *   then stops the thread so that no callback runs during the rest of exit.
+ * - After fork() the child drops the parent's pending callbacks (they run in
+ *   the parent) and starts its own callback thread when it first needs one.
+ *
+ * Backpressure: past 10000 pending callbacks the callback thread expedites
+ * its grace periods; past 100000, call_rcu() callers wait (as above) until
+ * the callbacks queued before them have run.
+ */
+#define quiesce_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+struct quiesce_rcu_head {
+	struct quiesce_rcu_head *next;		/* owned by the library */
+	void (*func)(struct quiesce_rcu_head *head);
+};
+
+QUIESCE_API void quiesce_call_rcu(struct quiesce_rcu_head *head,
+				  void (*func)(struct quiesce_rcu_head *head));
+QUIESCE_API void quiesce_rcu_barrier(void);
+QUIESCE_API void quiesce_call_rcu_shutdown(void);
+
+/*
+ * free_rcu() hands call_rcu() the rcu_head's offset in the object, plus one,
+ * in place of a function, as the kernel's kfree_rcu(): a "function" below
+ * QUIESCE_FREE_RCU_OFFSET_LIMIT is an offset, and the object is freed.
+ */
+#define QUIESCE_FREE_RCU_OFFSET_LIMIT 4096
+#define quiesce_free_rcu(ptr, field)                                            \
+	({                                                                      \
+		__typeof__(ptr) quiesce_free_ptr_ = (ptr);                      \
+		_Static_assert(offsetof(__typeof__(*quiesce_free_ptr_), field) <  \
+				       QUIESCE_FREE_RCU_OFFSET_LIMIT - 1,        \
+			       "free_rcu: the rcu_head lies too far into the object"); \
+		if (quiesce_free_ptr_)                                          \
+			quiesce_call_rcu(&quiesce_free_ptr_->field,             \
+					 (void (*)(struct quiesce_rcu_head *))(uintptr_t) \
+					 (offsetof(__typeof__(*quiesce_free_ptr_), field) + 1)); \
+	})
+
 /* Global knobs, as the kernel's rcu_normal and rcu_expedited. */
 QUIESCE_API void quiesce_rcu_set_normal(bool on);
 QUIESCE_API void quiesce_rcu_set_expedited(bool on);
@@ -194,13 +261,23 @@ enum quiesce_rcu_backend {
 QUIESCE_API enum quiesce_rcu_backend quiesce_rcu_backend(void);
 QUIESCE_API const char *quiesce_rcu_backend_name(void);
 
-/* Counters since start-up; a child of fork() inherits them. */
+/*
+ * Counters since start-up; a child of fork() inherits them.  QUIESCE_STATS=1
+ * prints them on stderr at exit.
+ */
 struct quiesce_rcu_stats {
 	uint64_t gp_normal;		/* normal grace periods run */
 	uint64_t gp_expedited;		/* expedited grace periods run */
 	uint64_t sync_calls;		/* synchronize_rcu*() calls */
 	uint64_t stall_warnings;	/* stall warnings issued */
 	uint64_t registered_threads;	/* threads registered now */
+	/* Callbacks; a child of fork() starts these from zero. */
+	uint64_t cb_queued;		/* call_rcu() and free_rcu() calls */
+	uint64_t cb_invoked;		/* callbacks run */
+	uint64_t cb_pending;		/* queued and not yet run */
+	uint64_t cb_batches;		/* batches run, each behind one grace period */
+	uint64_t cb_expedited;		/* of those, waits expedited for backpressure */
+	uint64_t cb_throttled;		/* call_rcu() calls that waited for the backlog */
 };
 QUIESCE_API void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out);
 
@@ -239,6 +316,13 @@ QUIESCE_API void quiesce_rcu_set_stall_handler(quiesce_rcu_stall_handler_fn fn);
 #define cond_synchronize_rcu quiesce_cond_synchronize_rcu
 #define rcu_set_normal quiesce_rcu_set_normal
 #define rcu_set_expedited quiesce_rcu_set_expedited
+#define rcu_head quiesce_rcu_head
+#define call_rcu quiesce_call_rcu
+#define rcu_barrier quiesce_rcu_barrier
+#define free_rcu quiesce_free_rcu
+#ifndef container_of
+#define container_of quiesce_container_of
+#endif
 #endif
 
 #ifdef __cplusplus

@@ -1,0 +1,234 @@
+/*
+ * call_rcu.c - queueing callbacks: one wait-free queue per thread.
+ *
+ * call_rcu() appends to the calling thread's own queue (call_rcu_queue.h):
+ * one exchange on a cache line that only this thread and, once a batch, the
+ * callback thread write.  No lock, no shared counter on the fast path: the
+ * thread counts its calls privately and adds them to the shared backlog 64
+ * at a time, which is also when it checks for backpressure.  Only the first
+ * callback into an empty queue reads the callback thread's state, to wake it
+ * (call_rcu_worker.c explains why that suffices).
+ *
+ * The callback thread harvests every queue under queues_lock.  A thread that
+ * exits hands what its queue still holds to the orphan queue, which the next
+ * harvest takes with the rest; its TLS, and so its queue, dies with it.
+ */
+#include "call_rcu.h"
+
+#include <pthread.h>
+
+#include <quiesce/rculist.h>
+
+#include "call_rcu_queue.h"
+#include "diag.h"
+#include "stats_at_exit.h"
+
+struct cb_thread {
+	struct quiesce_cb_queue queue;
+	struct list_head link;		/* in cb_threads, under queues_lock */
+	uint64_t queued;		/* calls; written by the owner only */
+	unsigned unflushed;		/* calls not yet added to the backlog */
+	bool registered;
+};
+
+static __thread struct cb_thread cb_self __attribute__((tls_model("initial-exec")));
+
+long quiesce_cb_backlog;
+bool quiesce_test_call_rcu_no_throttle;
+
+static pthread_mutex_t queues_lock = PTHREAD_MUTEX_INITIALIZER;
+static LIST_HEAD(cb_threads);			/* under queues_lock */
+static struct quiesce_cb_queue orphans = {	/* exited threads' callbacks */
+	.tail = &orphans.head,
+};
+static uint64_t exited_queued;			/* calls by exited threads */
+static bool ever_used;
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void flush_backlog(struct cb_thread *self)
+{
+	__atomic_fetch_add(&quiesce_cb_backlog, (long)self->unflushed, __ATOMIC_RELAXED);
+	self->unflushed = 0;
+}
+
+static void cb_thread_exit(void *unused)
+{
+	struct cb_thread *self = &cb_self;
+	struct quiesce_rcu_head *first, *last;
+
+	if (!self->registered)
+		return;
+	pthread_mutex_lock(&queues_lock);
+	first = quiesce_cb_queue_take(&self->queue, &last);
+	if (first)
+		quiesce_cb_queue_append(&orphans, first, last);
+	list_del(&self->link);
+	exited_queued += self->queued;
+	flush_backlog(self);
+	pthread_mutex_unlock(&queues_lock);
+	self->registered = false;
+	/*
+	 * The callback thread may have checked this queue, found it busy, and
+	 * now find nothing anywhere: make sure it looks at the orphans.
+	 */
+	if (first && QUIESCE_LOAD(&quiesce_cb_worker_state) != QUIESCE_CB_WORKER_RUNNING)
+		quiesce_cb_wake_worker();
+}
+
+static void create_exit_key(void)
+{
+	if (pthread_key_create(&exit_key, cb_thread_exit))
+		quiesce_die("pthread_key_create failed: cannot track thread exits");
+}
+
+static QUIESCE_COLD void register_queue(struct cb_thread *self)
+{
+	pthread_once(&exit_key_once, create_exit_key);
+	/* Any non-NULL value makes cb_thread_exit() run at thread exit. */
+	pthread_setspecific(exit_key, self);
+	quiesce_cb_queue_init(&self->queue);
+	self->unflushed = 0;
+	pthread_mutex_lock(&queues_lock);
+	list_add_tail(&self->link, &cb_threads);
+	QUIESCE_STORE(&ever_used, true);
+	pthread_mutex_unlock(&queues_lock);
+	self->registered = true;
+}
+
+static QUIESCE_COLD QUIESCE_NORETURN void null_callback(struct quiesce_rcu_head *head)
+{
+	quiesce_die("call_rcu(%p, NULL): a callback function is required "
+		    "(free_rcu() frees without one)", (void *)head);
+}
+
+void quiesce_call_rcu(struct quiesce_rcu_head *head, void (*func)(struct quiesce_rcu_head *))
+{
+	struct cb_thread *self = &cb_self;
+
+	if (QUIESCE_UNLIKELY(!func))
+		null_callback(head);
+	if (QUIESCE_UNLIKELY(!self->registered))
+		register_queue(self);
+	head->func = func;
+	/* Relaxed atomic: quiesce_call_rcu_get_stats() reads it. */
+	QUIESCE_STORE(&self->queued, self->queued + 1);
+	/*
+	 * Sequentially consistent, with the append's exchange before it: the
+	 * callback thread stores SLEEPING, then rechecks every queue; either
+	 * it sees this callback or this load sees SLEEPING.
+	 */
+	if (quiesce_cb_queue_append(&self->queue, head, head) &&
+	    QUIESCE_UNLIKELY(__atomic_load_n(&quiesce_cb_worker_state, __ATOMIC_SEQ_CST) !=
+			     QUIESCE_CB_WORKER_RUNNING))
+		quiesce_cb_wake_worker();
+	if (QUIESCE_UNLIKELY(++self->unflushed == QUIESCE_CB_BACKLOG_FLUSH)) {
+		flush_backlog(self);
+		if (QUIESCE_LOAD(&quiesce_cb_backlog) > QUIESCE_CB_THROTTLE_BACKLOG &&
+		    !QUIESCE_LOAD(&quiesce_test_call_rcu_no_throttle))
+			quiesce_cb_throttle();
+	}
+}
+
+static void append_list(struct quiesce_cb_list *list, struct quiesce_rcu_head *first,
+			struct quiesce_rcu_head *last)
+{
+	if (list->first)
+		QUIESCE_STORE(&list->last->next, first);
+	else
+		list->first = first;
+	list->last = last;
+}
+
+void quiesce_cb_harvest(struct quiesce_cb_list *list)
+{
+	struct quiesce_rcu_head *first, *last;
+	struct cb_thread *t;
+
+	pthread_mutex_lock(&queues_lock);
+	list_for_each_entry(t, &cb_threads, link) {
+		first = quiesce_cb_queue_take(&t->queue, &last);
+		if (first)
+			append_list(list, first, last);
+	}
+	first = quiesce_cb_queue_take(&orphans, &last);
+	if (first)
+		append_list(list, first, last);
+	pthread_mutex_unlock(&queues_lock);
+}
+
+bool quiesce_cb_queued_anywhere(void)
+{
+	struct cb_thread *t;
+	bool queued = !quiesce_cb_queue_empty(&orphans);
+
+	pthread_mutex_lock(&queues_lock);
+	list_for_each_entry(t, &cb_threads, link)
+		queued |= !quiesce_cb_queue_empty(&t->queue);
+	pthread_mutex_unlock(&queues_lock);
+	return queued;
+}
+
+bool quiesce_cb_ever_used(void)
+{
+	return QUIESCE_LOAD(&ever_used);
+}
+
+void quiesce_call_rcu_get_stats(struct quiesce_rcu_stats *out)
+{
+	struct cb_thread *t;
+	uint64_t queued;
+
+	/* Invoked first: it never passes queued, read after it. */
+	quiesce_cb_worker_stats(out);
+	pthread_mutex_lock(&queues_lock);
+	queued = exited_queued;
+	list_for_each_entry(t, &cb_threads, link)
+		queued += QUIESCE_LOAD(&t->queued);
+	pthread_mutex_unlock(&queues_lock);
+	out->cb_queued = queued;
+	out->cb_pending = queued > out->cb_invoked ? queued - out->cb_invoked : 0;
+}
+
+/*
+ * fork(): the child keeps the forking thread's queue, emptied: the parent's
+ * pending callbacks, its own included, run in the parent only.  The locks are
+ * held across fork() so that the child never copies a list in mid-update.
+ */
+static void cb_prepare_fork(void)
+{
+	quiesce_cb_worker_prepare_fork();
+	pthread_mutex_lock(&queues_lock);
+}
+
+static void cb_parent_after_fork(void)
+{
+	pthread_mutex_unlock(&queues_lock);
+	quiesce_cb_worker_parent_after_fork();
+}
+
+static void cb_child_after_fork(void)
+{
+	struct cb_thread *self = &cb_self;
+
+	pthread_mutex_init(&queues_lock, NULL);
+	INIT_LIST_HEAD(&cb_threads);
+	quiesce_cb_queue_init(&orphans);
+	exited_queued = 0;
+	quiesce_cb_backlog = 0;
+	ever_used = self->registered;
+	if (self->registered) {
+		quiesce_cb_queue_init(&self->queue);
+		self->queued = 0;
+		self->unflushed = 0;
+		list_add_tail(&self->link, &cb_threads);
+	}
+	quiesce_cb_worker_child_after_fork();
+}
+
+__attribute__((constructor)) static void call_rcu_init(void)
+{
+	pthread_atfork(cb_prepare_fork, cb_parent_after_fork, cb_child_after_fork);
+	quiesce_stats_at_exit_init();
+}

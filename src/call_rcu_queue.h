@@ -1,0 +1,121 @@
+/*
+ * call_rcu_queue.h - a wait-free queue of callbacks: any thread appends with
+ * one exchange and one store; one consumer at a time takes everything.
+ *
+ * The shape is that of liburcu's wfcqueue (Desnoyers and Lai): a dummy head
+ * node and a tail pointer.  An append swaps itself in as the tail, then links
+ * the node it displaced to itself.  Between those two steps the chain is
+ * broken; a consumer that meets a missing link waits for it (the appender is
+ * one store away from writing it, so the wait is bounded unless the appender
+ * is preempted, in which case the consumer yields the CPU to it).
+ *
+ * In quiesce each thread owns one queue and is its only appender, so the
+ * exchange touches a cache line that no other thread writes between two
+ * harvests by the callback thread.
+ */
+#ifndef QUIESCE_CALL_RCU_QUEUE_H
+#define QUIESCE_CALL_RCU_QUEUE_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <quiesce/rcu.h>
+
+struct quiesce_cb_queue {
+	struct quiesce_rcu_head head;	/* dummy: head.next is the first callback */
+	struct quiesce_rcu_head *tail;	/* the last callback, or &head when empty */
+};
+
+/* Spins on a missing link before yielding the CPU to its appender. */
+#define QUIESCE_CB_LINK_SPINS 100
+
+static inline void quiesce_cb_queue_init(struct quiesce_cb_queue *q)
+{
+	q->head.next = NULL;
+	q->tail = &q->head;
+}
+
+/*
+ * Appends the chain first..last (linked, last->next unused).  Returns true
+ * when the queue was empty before, which is when the consumer may need a
+ * wake-up.
+ */
+static inline bool quiesce_cb_queue_append(struct quiesce_cb_queue *q,
+					   struct quiesce_rcu_head *first,
+					   struct quiesce_rcu_head *last)
+{
+	struct quiesce_rcu_head *prev;
+
+	last->next = NULL;
+	/*
+	 * Acquire: pairs with the release in quiesce_cb_queue_take(), so that
+	 * linking into the dummy head below follows the consumer's reset of
+	 * it.  Release: publishes last->next = NULL.  Sequentially consistent:
+	 * the worker's idle check and rcu_barrier() rely on the total order of
+	 * this exchange with their own accesses (see call_rcu_worker.c).
+	 */
+	prev = __atomic_exchange_n(&q->tail, last, __ATOMIC_SEQ_CST);
+	/*
+	 * Release: the chain's contents (each callback's func) are visible to
+	 * the consumer that follows this link with an acquire load.
+	 */
+	__atomic_store_n(&prev->next, first, __ATOMIC_RELEASE);
+	return prev == &q->head;
+}
+
+static inline bool quiesce_cb_queue_empty(struct quiesce_cb_queue *q)
+{
+	/* Sequentially consistent: see quiesce_cb_queue_append(). */
+	return __atomic_load_n(&q->tail, __ATOMIC_SEQ_CST) == &q->head;
+}
+
+/*
+ * The node after cb, waiting for an appender that has swapped the tail but
+ * not yet linked (see the top of this file).  Only for a node that is not the
+ * last one taken.
+ */
+static inline struct quiesce_rcu_head *quiesce_cb_queue_next(struct quiesce_rcu_head *cb)
+{
+	struct quiesce_rcu_head *next;
+	unsigned spins = 0;
+
+	/* Acquire: pairs with the release store of the link in append. */
+	while (!(next = __atomic_load_n(&cb->next, __ATOMIC_ACQUIRE))) {
+		if (++spins < QUIESCE_CB_LINK_SPINS)
+			quiesce_cpu_relax();
+		else
+			sched_yield();
+	}
+	return next;
+}
+
+/*
+ * Takes the whole content: returns the first callback and sets *last, or
+ * returns NULL when the queue is empty.  The nodes between them may still
+ * be missing a link: walk them with quiesce_cb_queue_next().  One consumer
+ * at a time (the caller serializes).
+ */
+static inline struct quiesce_rcu_head *quiesce_cb_queue_take(struct quiesce_cb_queue *q,
+							     struct quiesce_rcu_head **last)
+{
+	struct quiesce_rcu_head *first;
+
+	if (quiesce_cb_queue_empty(q))
+		return NULL;
+	first = quiesce_cb_queue_next(&q->head);
+	/*
+	 * No appender writes head.next now: the tail is not &head, so each
+	 * one links to the node it displaced.
+	 */
+	QUIESCE_STORE(&q->head.next, NULL);
+	/*
+	 * Release: pairs with the acquire in append, which may link into the
+	 * dummy head next, after this reset.  Acquire: pairs with the last
+	 * appender's exchange.  Sequentially consistent: as in append.
+	 */
+	*last = __atomic_exchange_n(&q->tail, &q->head, __ATOMIC_SEQ_CST);
+	return first;
+}
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * stats_at_exit.c - QUIESCE_STATS=1 prints the library's counters on stderr
+ * at exit.
+ *
+ * Registered before main(), so it runs after every exit handler registered
+ * later, the callback thread's final rcu_barrier() among them.  The
+ * variable is read at exit, so a program may set it while it runs.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <quiesce/rcu.h>
+
+#include "diag.h"
+#include "stats_at_exit.h"
+
+static void print_stats(void)
+{
+	struct quiesce_rcu_stats s;
+
+	if (!quiesce_env_flag("QUIESCE_STATS"))
+		return;
+	quiesce_rcu_get_stats(&s);
+	fprintf(stderr,
+		"quiesce stats: grace periods %" PRIu64 " normal, %" PRIu64 " expedited; "
+		"synchronize_rcu calls %" PRIu64 "; stall warnings %" PRIu64 "; "
+		"registered threads %" PRIu64 "\n"
+		"quiesce stats: callbacks queued %" PRIu64 ", invoked %" PRIu64
+		", pending %" PRIu64 "; batches %" PRIu64 " (%" PRIu64 " expedited); "
+		"throttled calls %" PRIu64 "\n",
+		s.gp_normal, s.gp_expedited, s.sync_calls, s.stall_warnings,
+		s.registered_threads, s.cb_queued, s.cb_invoked, s.cb_pending, s.cb_batches,
+		s.cb_expedited, s.cb_throttled);
+}
+
+void quiesce_stats_at_exit_init(void)
+{
+	atexit(print_stats);
+}

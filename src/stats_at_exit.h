@@ -1,0 +1,11 @@
+/* stats_at_exit.h - QUIESCE_STATS=1: the counters on stderr at exit. */
+#ifndef QUIESCE_STATS_AT_EXIT_H
+#define QUIESCE_STATS_AT_EXIT_H
+
+/*
+ * Registers the printer; called once at start-up (by call_rcu.c, which
+ * every program that uses RCU links, static or shared).
+ */
+void quiesce_stats_at_exit_init(void);
+
+#endif

@@ -1,0 +1,300 @@
+/*
+ * call_rcu's guarantees one by one: a callback waits for a reader that was
+ * inside when it was queued; rcu_barrier() waits for every callback queued
+ * before it, from any thread, exited ones included; callbacks may queue
+ * callbacks; free_rcu() frees; shutdown and restart; misuse aborts; exit()
+ * runs what is pending, never hangs, and QUIESCE_STATS=1 prints.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <quiesce/rcu.h>
+
+#include "check.h"
+
+struct counted {
+	struct rcu_head rcu;
+	atomic_ulong *counter;
+};
+
+static void count_and_free(struct rcu_head *head)
+{
+	struct counted *c = container_of(head, struct counted, rcu);
+
+	atomic_fetch_add(c->counter, 1);
+	free(c);
+}
+
+static void queue_counted(atomic_ulong *counter)
+{
+	struct counted *c = malloc(sizeof(*c));
+
+	c->counter = counter;
+	call_rcu(&c->rcu, count_and_free);
+}
+
+/* A reader inside when the callback is queued holds it back. */
+static atomic_bool reader_inside, reader_release;
+
+static void *holding_reader(void *unused)
+{
+	rcu_read_lock();
+	atomic_store(&reader_inside, true);
+	while (!atomic_load(&reader_release))
+		check_sleep_us(1000);
+	rcu_read_unlock();
+	return NULL;
+}
+
+static void test_waits_for_reader(void)
+{
+	atomic_ulong ran = 0;
+	pthread_t t;
+
+	atomic_store(&reader_inside, false);
+	atomic_store(&reader_release, false);
+	pthread_create(&t, NULL, holding_reader, NULL);
+	while (!atomic_load(&reader_inside))
+		check_sleep_us(100);
+	queue_counted(&ran);
+	check_sleep_us(50000);
+	CHECK(atomic_load(&ran) == 0, "a callback ran while a reader from before it was inside");
+	atomic_store(&reader_release, true);
+	pthread_join(t, NULL);
+	rcu_barrier();
+	CHECK(atomic_load(&ran) == 1, "the callback ran once the reader left");
+}
+
+/* Callbacks from several threads, some of which exit at once. */
+#define ENQUEUERS 4
+#define PER_THREAD 5000
+static atomic_ulong barrier_count;
+
+static void *enqueue_then_exit(void *unused)
+{
+	for (int i = 0; i < PER_THREAD; i++)
+		queue_counted(&barrier_count);
+	return NULL;
+}
+
+static void test_barrier_all_threads(void)
+{
+	pthread_t t[ENQUEUERS];
+
+	for (int round = 0; round < 5; round++) {
+		atomic_store(&barrier_count, 0);
+		for (int i = 0; i < ENQUEUERS; i++)
+			pthread_create(&t[i], NULL, enqueue_then_exit, NULL);
+		for (int i = 0; i < ENQUEUERS; i++)
+			pthread_join(t[i], NULL);
+		queue_counted(&barrier_count);
+		rcu_barrier();
+		CHECK(atomic_load(&barrier_count) == ENQUEUERS * PER_THREAD + 1,
+		      "rcu_barrier() returned before every callback ran: %lu of %d",
+		      atomic_load(&barrier_count), ENQUEUERS * PER_THREAD + 1);
+	}
+}
+
+/* Callbacks that queue callbacks: each barrier completes at least one level. */
+#define CHAIN_DEPTH 5
+struct chain {
+	struct rcu_head rcu;
+	int level;
+};
+static atomic_int chain_levels_run;
+
+static void chain_step(struct rcu_head *head)
+{
+	struct chain *c = container_of(head, struct chain, rcu);
+
+	atomic_fetch_add(&chain_levels_run, 1);
+	if (++c->level < CHAIN_DEPTH)
+		call_rcu(&c->rcu, chain_step);
+	else
+		free(c);
+}
+
+static void test_callbacks_queue_callbacks(void)
+{
+	struct chain *c = calloc(1, sizeof(*c));
+
+	call_rcu(&c->rcu, chain_step);
+	for (int i = 1; i <= CHAIN_DEPTH; i++) {
+		rcu_barrier();
+		CHECK(atomic_load(&chain_levels_run) >= i,
+		      "after %d barriers only %d levels of the chain ran", i,
+		      atomic_load(&chain_levels_run));
+	}
+	CHECK(atomic_load(&chain_levels_run) == CHAIN_DEPTH, "the chain ran once per level");
+}
+
+struct freeable {
+	char pad[100];
+	struct rcu_head rcu;
+};
+
+static void test_free_rcu(void)
+{
+	struct quiesce_rcu_stats before, after;
+	struct freeable *none = NULL;
+
+	quiesce_rcu_get_stats(&before);
+	for (int i = 0; i < 1000; i++) {
+		struct freeable *f = malloc(sizeof(*f));
+
+		memset(f->pad, i, sizeof(f->pad));
+		free_rcu(f, rcu);
+	}
+	free_rcu(none, rcu);
+	rcu_barrier();
+	quiesce_rcu_get_stats(&after);
+	/* ASan's leak check and heap checks say whether the right pointer was freed. */
+	CHECK(after.cb_invoked - before.cb_invoked == 1000,
+	      "free_rcu() ran %llu callbacks for 1000 objects (NULL is no object)",
+	      (unsigned long long)(after.cb_invoked - before.cb_invoked));
+	CHECK(after.cb_pending == 0, "nothing pending after rcu_barrier()");
+}
+
+static void test_shutdown_and_restart(void)
+{
+	atomic_ulong ran = 0;
+
+	for (int i = 0; i < 100; i++)
+		queue_counted(&ran);
+	quiesce_call_rcu_shutdown();
+	CHECK(atomic_load(&ran) == 100, "shutdown ran the pending callbacks first");
+	quiesce_call_rcu_shutdown();
+	queue_counted(&ran);
+	rcu_barrier();
+	CHECK(atomic_load(&ran) == 101, "call_rcu() after shutdown starts the thread again");
+}
+
+/* Misuse, each in a child that must abort with a message. */
+static void null_callback(void *unused)
+{
+	static struct rcu_head head;
+
+	call_rcu(&head, NULL);
+}
+
+static void barrier_inside_reader(void *unused)
+{
+	rcu_read_lock();
+	rcu_barrier();
+}
+
+static void barrier_in_callback_cb(struct rcu_head *head)
+{
+	rcu_barrier();
+}
+
+static void barrier_in_callback(void *unused)
+{
+	static struct rcu_head head;
+
+	call_rcu(&head, barrier_in_callback_cb);
+	rcu_barrier();
+}
+
+static void leaves_reader_locked(struct rcu_head *head)
+{
+	rcu_read_lock();
+}
+
+static void callback_leaves_reader(void *unused)
+{
+	static struct rcu_head head;
+
+	call_rcu(&head, leaves_reader_locked);
+	rcu_barrier();
+}
+
+/* exit() with callbacks pending: they run, within the bound. */
+static void say_ran(struct rcu_head *head)
+{
+	fprintf(stderr, "callback ran at exit\n");
+}
+
+static void exit_with_pending(void *unused)
+{
+	static struct rcu_head head;
+
+	call_rcu(&head, say_ran);
+	exit(0);
+}
+
+/* exit() inside a read-side critical section cannot wait: it must not try. */
+static void exit_inside_reader(void *unused)
+{
+	static struct rcu_head head;
+
+	rcu_read_lock();
+	call_rcu(&head, say_ran);
+	exit(0);
+}
+
+/* exit() while another thread holds a reader forever: bounded wait. */
+static void exit_with_stuck_reader(void *unused)
+{
+	static struct rcu_head head;
+	pthread_t t;
+
+	atomic_store(&reader_inside, false);
+	atomic_store(&reader_release, false);
+	pthread_create(&t, NULL, holding_reader, NULL);
+	while (!atomic_load(&reader_inside))
+		check_sleep_us(100);
+	call_rcu(&head, say_ran);
+	exit(0);
+}
+
+static void exit_printing_stats(void *unused)
+{
+	atomic_ulong ran = 0;
+
+	setenv("QUIESCE_STATS", "1", 1);
+	queue_counted(&ran);
+	exit(0);
+}
+
+static void check_exit(void (*fn)(void *), const char *expect, bool callback_runs,
+		       uint64_t max_ms)
+{
+	char err[4096];
+	uint64_t start = check_now_ns();
+	int status = check_run_child(fn, NULL, err, sizeof(err));
+	uint64_t ms = (check_now_ns() - start) / 1000000u;
+
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "child did not exit cleanly (status %#x): %s", status, err);
+	CHECK(ms <= max_ms, "exit took %llu ms (at most %llu expected)",
+	      (unsigned long long)ms, (unsigned long long)max_ms);
+	CHECK(!expect || strstr(err, expect), "exit output lacks \"%s\": %s", expect, err);
+	CHECK((strstr(err, "callback ran at exit") != NULL) == callback_runs,
+	      "the pending callback %s at exit: %s", callback_runs ? "did not run" : "ran", err);
+}
+
+int main(void)
+{
+	test_waits_for_reader();
+	test_barrier_all_threads();
+	test_callbacks_queue_callbacks();
+	test_free_rcu();
+	test_shutdown_and_restart();
+
+	check_child_aborts(null_callback, NULL, "a callback function is required");
+	check_child_aborts(barrier_inside_reader, NULL, "inside an RCU read-side critical section");
+	check_child_aborts(barrier_in_callback, NULL, "called from an RCU callback");
+	check_child_aborts(callback_leaves_reader, NULL, "returned inside a read-side critical section");
+
+	check_exit(exit_with_pending, NULL, true, 2000);
+	check_exit(exit_inside_reader, NULL, false, 500);
+	check_exit(exit_with_stuck_reader, "still pending", false, 3000);
+	check_exit(exit_printing_stats, "callbacks queued 1, invoked 1, pending 0", false, 2000);
+	printf("call_rcu api: all checks passed\n");
+	return 0;
+}

@@ -1,0 +1,208 @@
+/*
+ * call_rcu under stress: readers check objects in a table of RCU-protected
+ * slots while updaters replace them and retire the old ones with call_rcu(),
+ * half of the time from inside a read-side critical section.  The callback
+ * poisons the object and keeps it in quarantine a while before freeing it,
+ * so a reader that still holds it sees the poison.  Some retirements go
+ * through two callbacks (the first queues the second), and some through
+ * free_rcu().  The busted control (callbacks run without a grace period)
+ * must be caught.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include <quiesce/rcu.h>
+
+#include "call_rcu.h"
+#include "check.h"
+
+#define LIVE 0x4c495645u
+#define PAYLOAD 6
+#define SLOTS 64
+#define QUARANTINE 512
+#define READERS 2
+#define UPDATERS 2
+
+struct elem {
+	unsigned magic;
+	unsigned long seq;
+	unsigned long payload[PAYLOAD];
+	struct rcu_head rcu;
+};
+
+static struct elem *slots[SLOTS];
+static atomic_bool stop;
+static atomic_ulong violations, reads, retired, invoked;
+/* Touched only by callbacks, which run one at a time on the callback thread. */
+static struct elem *quarantine[QUARANTINE];
+static unsigned quarantine_next;
+
+static struct elem *new_elem(unsigned long seq)
+{
+	struct elem *e = malloc(sizeof(*e));
+
+	e->magic = LIVE;
+	e->seq = seq;
+	for (int i = 0; i < PAYLOAD; i++)
+		e->payload[i] = seq * (unsigned long)(i + 1);
+	return e;
+}
+
+static bool elem_intact(const struct elem *e)
+{
+	if (__atomic_load_n(&e->magic, __ATOMIC_RELAXED) != LIVE)
+		return false;
+	for (int i = 0; i < PAYLOAD; i++)
+		if (__atomic_load_n(&e->payload[i], __ATOMIC_RELAXED) !=
+		    __atomic_load_n(&e->seq, __ATOMIC_RELAXED) * (unsigned long)(i + 1))
+			return false;
+	return true;
+}
+
+static void poison_and_quarantine(struct rcu_head *head)
+{
+	struct elem *e = container_of(head, struct elem, rcu);
+
+	CHECK(!rcu_read_ongoing(), "a callback runs inside a read-side critical section");
+	check_poison(e, offsetof(struct elem, rcu));
+	free(quarantine[quarantine_next]);
+	quarantine[quarantine_next] = e;
+	quarantine_next = (quarantine_next + 1) % QUARANTINE;
+	atomic_fetch_add_explicit(&invoked, 1, memory_order_relaxed);
+}
+
+/* The first of two stages: a callback that queues the second. */
+static void requeue(struct rcu_head *head)
+{
+	struct elem *e = container_of(head, struct elem, rcu);
+
+	/* Callbacks may read under RCU, and queue callbacks from inside. */
+	rcu_read_lock();
+	CHECK(elem_intact(rcu_dereference(slots[e->seq % SLOTS])), "a live slot is intact");
+	call_rcu(&e->rcu, poison_and_quarantine);
+	rcu_read_unlock();
+}
+
+static void *reader(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		unsigned spin = rand_r(&seed) % 1000;
+		struct elem *e;
+
+		rcu_read_lock();
+		e = rcu_dereference(slots[rand_r(&seed) % SLOTS]);
+		for (unsigned i = 0; i < spin; i++)
+			quiesce_cpu_relax();
+		if (!elem_intact(e))
+			atomic_fetch_add(&violations, 1);
+		rcu_read_unlock();
+		atomic_fetch_add_explicit(&reads, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static void retire(struct elem *old, unsigned r)
+{
+	switch (r % 8) {
+	case 0:
+		call_rcu(&old->rcu, requeue);
+		break;
+	case 1:
+		/* Freed unpoisoned: ASan and the counts check this path. */
+		free_rcu(old, rcu);
+		atomic_fetch_add_explicit(&invoked, 1, memory_order_relaxed);
+		break;
+	default:
+		call_rcu(&old->rcu, poison_and_quarantine);
+	}
+}
+
+static void *updater(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	unsigned long seq = (uintptr_t)arg << 40;
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		unsigned slot = rand_r(&seed) % SLOTS, r = (unsigned)rand_r(&seed);
+		struct elem *fresh = new_elem(++seq * SLOTS + slot);
+		struct elem *old;
+
+		if (r % 2) {
+			rcu_read_lock();
+			old = rcu_xchg_pointer(&slots[slot], fresh);
+			retire(old, r >> 1);
+			rcu_read_unlock();
+		} else {
+			old = rcu_xchg_pointer(&slots[slot], fresh);
+			retire(old, r >> 1);
+		}
+		atomic_fetch_add_explicit(&retired, 1, memory_order_relaxed);
+		/* Leave the callback thread some CPU on a small machine. */
+		if (seq % 64 == 0)
+			check_sleep_us(50);
+	}
+	return NULL;
+}
+
+static unsigned long run_stress(unsigned ms)
+{
+	pthread_t r[READERS], u[UPDATERS];
+
+	for (unsigned i = 0; i < SLOTS; i++)
+		slots[i] = new_elem(i);
+	atomic_store(&stop, false);
+	for (uintptr_t i = 0; i < READERS; i++)
+		pthread_create(&r[i], NULL, reader, (void *)(i + 1));
+	for (uintptr_t i = 0; i < UPDATERS; i++)
+		pthread_create(&u[i], NULL, updater, (void *)(i + 1));
+	check_sleep_us(ms * 1000);
+	atomic_store(&stop, true);
+	for (int i = 0; i < READERS; i++)
+		pthread_join(r[i], NULL);
+	for (int i = 0; i < UPDATERS; i++)
+		pthread_join(u[i], NULL);
+	fprintf(stderr, "%lu reads, %lu retired, %lu violations\n", atomic_load(&reads),
+		atomic_load(&retired), atomic_load(&violations));
+	return atomic_load(&violations);
+}
+
+static void busted_child(void *arg)
+{
+	quiesce_test_busted_call_rcu = true;
+	exit(run_stress(1500) ? 1 : 0);
+}
+
+int main(void)
+{
+	struct quiesce_rcu_stats s;
+
+	CHECK(run_stress(1500) == 0, "readers saw objects that callbacks had poisoned");
+	/* Two barriers: the first runs the first stages, which queue the second. */
+	rcu_barrier();
+	rcu_barrier();
+	CHECK(atomic_load(&invoked) == atomic_load(&retired),
+	      "every retired object went through its callbacks: %lu of %lu",
+	      atomic_load(&invoked), atomic_load(&retired));
+	quiesce_rcu_get_stats(&s);
+	CHECK(s.cb_pending == 0 && s.cb_queued == s.cb_invoked,
+	      "stats: %llu queued, %llu invoked, %llu pending",
+	      (unsigned long long)s.cb_queued, (unsigned long long)s.cb_invoked,
+	      (unsigned long long)s.cb_pending);
+	CHECK(s.cb_batches > 0 && s.cb_batches < s.cb_invoked,
+	      "callbacks ran in batches: %llu batches for %llu callbacks",
+	      (unsigned long long)s.cb_batches, (unsigned long long)s.cb_invoked);
+	fprintf(stderr, "%llu callbacks in %llu batches\n", (unsigned long long)s.cb_invoked,
+		(unsigned long long)s.cb_batches);
+	for (unsigned i = 0; i < SLOTS; i++)
+		free(slots[i]);
+	for (unsigned i = 0; i < QUARANTINE; i++) {
+		free(quarantine[i]);
+		quarantine[i] = NULL;
+	}
+	check_child_detects_violation(busted_child, NULL);
+	printf("call_rcu stress: all checks passed\n");
+	return 0;
+}
