@@ -17,39 +17,9 @@
 #define ELEM_LIVE 0x4c495645u
 #define ELEM_POISON 0x6b6b6b6bu
 #define POISON_WORD 0x6b6b6b6b6b6b6b6bUL
-#define CHECK_WORDS 4
-/* Retired elements each writer keeps poisoned before freeing them. */
-#define QUARANTINE 8192
-/* Reader-seen ages above RCU_PIPE_LEN share the last slot. */
-#define HIST_SLOTS (RCU_PIPE_LEN + 2)
-
-struct rcu_elem {
-	unsigned magic;
-	unsigned age;			/* pipeline age, see rcu_pipeline.h */
-	unsigned long seq;
-	unsigned long check[CHECK_WORDS]; /* derived from seq: torn or poisoned? */
-	unsigned long cookie;		/* polled grace-period state at removal */
-	struct rcu_elem *next;		/* the writer's list of removed elements */
-};
 
 struct rcu_reader {
-	uint64_t hist[HIST_SLOTS];	/* ages seen at the end of sections */
-};
-
-struct rcu_writer {
-	unsigned long seq;
-	struct rcu_elem *removed;	/* ages 1 to RCU_PIPE_LEN - 1, newest first */
-	struct rcu_elem **quarantine;	/* a ring of poisoned elements */
-	unsigned quarantine_next;
-	struct rcu_writer *next_retired; /* on the pipeline's list after stop */
-};
-
-struct rcu_pipeline {
-	struct rcu_elem *current;
-	rcu_wait_fn wait;
-	uint64_t hist[HIST_SLOTS];	/* the readers' histograms, summed */
-	pthread_mutex_t retired_lock;
-	struct rcu_writer *retired;	/* stopped writers, freed in finish */
+	uint64_t hist[RCU_HIST_SLOTS];	/* ages seen at the end of sections */
 };
 
 static unsigned long check_word(unsigned long seq, int i)
@@ -63,7 +33,7 @@ static struct rcu_elem *elem_new(unsigned long seq)
 
 	e->magic = ELEM_LIVE;
 	e->seq = seq;
-	for (int i = 0; i < CHECK_WORDS; i++)
+	for (int i = 0; i < RCU_CHECK_WORDS; i++)
 		e->check[i] = check_word(seq, i);
 	return e;
 }
@@ -76,7 +46,7 @@ static void elem_poison(struct rcu_elem *e)
 {
 	__atomic_store_n(&e->magic, ELEM_POISON, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->seq, POISON_WORD, __ATOMIC_RELAXED);
-	for (int i = 0; i < CHECK_WORDS; i++)
+	for (int i = 0; i < RCU_CHECK_WORDS; i++)
 		__atomic_store_n(&e->check[i], POISON_WORD, __ATOMIC_RELAXED);
 }
 
@@ -84,7 +54,7 @@ static bool elem_intact(const struct rcu_elem *e, unsigned long seq)
 {
 	if (__atomic_load_n(&e->magic, __ATOMIC_RELAXED) != ELEM_LIVE)
 		return false;
-	for (int i = 0; i < CHECK_WORDS; i++)
+	for (int i = 0; i < RCU_CHECK_WORDS; i++)
 		if (__atomic_load_n(&e->check[i], __ATOMIC_RELAXED) != check_word(seq, i))
 			return false;
 	return true;
@@ -112,8 +82,9 @@ void rcu_pipeline_thread_start(struct torture_thread *t)
 	if (t->role == TORTURE_WRITER) {
 		struct rcu_writer *w = calloc(1, sizeof(*w));
 
+		w->run = t->run;
 		w->seq = (unsigned long)(t->id + 1) << 40;
-		w->quarantine = calloc(QUARANTINE, sizeof(*w->quarantine));
+		w->quarantine = calloc(RCU_QUARANTINE, sizeof(*w->quarantine));
 		t->priv = w;
 	} else {
 		t->priv = calloc(1, sizeof(struct rcu_reader));
@@ -135,7 +106,7 @@ void rcu_pipeline_thread_stop(struct torture_thread *t, bool unregister)
 	} else {
 		struct rcu_reader *r = t->priv;
 
-		for (int i = 0; i < HIST_SLOTS; i++)
+		for (int i = 0; i < RCU_HIST_SLOTS; i++)
 			__atomic_fetch_add(&p->hist[i], r->hist[i], __ATOMIC_RELAXED);
 		free(r);
 	}
@@ -181,7 +152,7 @@ static void read_section(struct torture_thread *t, bool in_handler)
 				  age - 1, in_handler ? " (in a signal handler)" : "");
 	if (in_handler)
 		return;
-	((struct rcu_reader *)t->priv)->hist[age < HIST_SLOTS ? age : HIST_SLOTS - 1]++;
+	((struct rcu_reader *)t->priv)->hist[age < RCU_HIST_SLOTS ? age : RCU_HIST_SLOTS - 1]++;
 	torture_count_op(t);
 }
 
@@ -201,33 +172,44 @@ static void quarantine(struct rcu_writer *w, struct rcu_elem *e)
 
 	elem_poison(e);
 	w->quarantine[w->quarantine_next] = e;
-	w->quarantine_next = (w->quarantine_next + 1) % QUARANTINE;
-	free(evicted);
+	w->quarantine_next = (w->quarantine_next + 1) % RCU_QUARANTINE;
+	if (evicted && w->free_rcu)
+		free_rcu(evicted, head);
+	else
+		free(evicted);
+}
+
+bool rcu_pipeline_age(struct rcu_writer *w, struct rcu_elem *e)
+{
+	unsigned age = e->age + 1;
+
+	if (age == 2 && !poll_state_synchronize_rcu(e->cookie))
+		torture_violation(w->run, TV_COOKIE,
+				  "the cookie taken at the removal of %#lx is not done after its "
+				  "grace period", e->seq);
+	__atomic_store_n(&e->age, age, __ATOMIC_RELAXED);
+	if (age < RCU_PIPE_LEN)
+		return false;
+	quarantine(w, e);
+	return true;
 }
 
 /* After a grace period: every removed element ages by one. */
-static void age_removed(struct torture_thread *t, struct rcu_writer *w)
+static void age_removed(struct rcu_writer *w)
 {
 	struct rcu_elem **link = &w->removed, *e;
 
 	while ((e = *link)) {
-		unsigned age = e->age + 1;
+		struct rcu_elem *next = e->next;
 
-		if (age == 2 && !poll_state_synchronize_rcu(e->cookie))
-			torture_violation(t->run, TV_COOKIE,
-					  "%s: the cookie taken at the removal of %#lx is not done "
-					  "after its grace period", t->name, e->seq);
-		__atomic_store_n(&e->age, age, __ATOMIC_RELAXED);
-		if (age < RCU_PIPE_LEN) {
+		if (rcu_pipeline_age(w, e))
+			*link = next;
+		else
 			link = &e->next;
-			continue;
-		}
-		*link = e->next;
-		quarantine(w, e);
 	}
 }
 
-void rcu_pipeline_write(struct torture_thread *t)
+struct rcu_elem *rcu_pipeline_replace(struct torture_thread *t)
 {
 	struct rcu_pipeline *p = t->run->state;
 	struct rcu_writer *w = t->priv;
@@ -235,24 +217,28 @@ void rcu_pipeline_write(struct torture_thread *t)
 
 	/*
 	 * Removed.  Readers that loaded the pointer before the exchange may
-	 * still see age 0; the grace period below orders this store before
-	 * the next one.
+	 * still see age 0; the grace period that ages it next orders this
+	 * store before that one.
 	 */
 	__atomic_store_n(&old->age, 1, __ATOMIC_RELAXED);
 	old->cookie = get_state_synchronize_rcu();
+	return old;
+}
+
+void rcu_pipeline_write(struct torture_thread *t)
+{
+	struct rcu_pipeline *p = t->run->state;
+	struct rcu_writer *w = t->priv;
+	struct rcu_elem *old = rcu_pipeline_replace(t);
+
 	old->next = w->removed;
 	w->removed = old;
 	p->wait(t);
-	age_removed(t, w);
+	age_removed(w);
 	torture_count_op(t);
 	torture_writer_pause(t);
 }
 
-/*
- * From the engine's sequence number, not quiesce_rcu_get_stats(): that
- * takes the registry lock, which a stuck grace period may hold, and the
- * status line must go on to report a stuck run.
- */
 uint64_t rcu_pipeline_grace_periods(struct torture_run *run)
 {
 	return quiesce_gp_seq_current() >> 1;
@@ -271,7 +257,7 @@ void rcu_pipeline_finish(struct torture_run *run)
 			e_next = e->next;
 			free(e);
 		}
-		for (unsigned i = 0; i < QUARANTINE; i++)
+		for (unsigned i = 0; i < RCU_QUARANTINE; i++)
 			free(w->quarantine[i]);
 		free(w->quarantine);
 		free(w);
@@ -287,7 +273,7 @@ void rcu_pipeline_report(struct torture_run *run, FILE *out, bool json)
 	struct rcu_pipeline *p = run->state;
 
 	fprintf(out, json ? ",\"pipeline_ages\":[" : "  reader pipeline ages (above 1 is a violation):");
-	for (int i = 0; i < HIST_SLOTS; i++)
+	for (int i = 0; i < RCU_HIST_SLOTS; i++)
 		fprintf(out, "%s%" PRIu64, json ? (i ? "," : "") : " ", QUIESCE_LOAD(&p->hist[i]));
 	fprintf(out, json ? "]" : "\n");
 }

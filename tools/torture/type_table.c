@@ -15,6 +15,7 @@ static const struct torture_type *const types[] = {
 	&torture_type_rcu,
 	&torture_type_rcu_expedited,
 	&torture_type_rcu_poll,
+	&torture_type_call_rcu,
 };
 
 const struct torture_type *torture_type_find(const char *name, bool *busted)

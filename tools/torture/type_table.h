@@ -20,5 +20,6 @@ void torture_type_list(FILE *out);
 extern const struct torture_type torture_type_rcu;
 extern const struct torture_type torture_type_rcu_expedited;
 extern const struct torture_type torture_type_rcu_poll;
+extern const struct torture_type torture_type_call_rcu;
 
 #endif
