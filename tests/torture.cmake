@@ -2,7 +2,7 @@
 # every fault it supports, and every busted type, which must be caught.
 # The fork fault is left out under ThreadSanitizer, which does not support
 # starting threads in the child of a multithreaded fork().
-set(QT_TYPES rcu rcu-expedited rcu-poll call-rcu)
+set(QT_TYPES rcu rcu-expedited rcu-poll call-rcu rwsem)
 set(QT_FAULTS all)
 if(QUIESCE_SANITIZE STREQUAL "thread")
   set(QT_FAULTS all,-fork)

@@ -46,13 +46,14 @@ void torture_report_status(struct torture_run *run)
 {
 	struct totals tot;
 	char label[64];
+	char gps[48] = "";
 
 	sum_totals(run, &tot);
-	fprintf(stderr,
-		"[%7.1fs] %s: %" PRIu64 " reads, %" PRIu64 " updates, %" PRIu64
-		" grace periods, %" PRIu64 " violations\n",
+	if (run->type->grace_periods)
+		snprintf(gps, sizeof(gps), ", %" PRIu64 " grace periods", tot.grace_periods);
+	fprintf(stderr, "[%7.1fs] %s: %" PRIu64 " reads, %" PRIu64 " updates%s, %" PRIu64 " violations\n",
 		(double)(torture_now_ns() - run->start_ns) / 1e9, type_label(run, label, sizeof(label)),
-		tot.reads, tot.writes, tot.grace_periods, tot.violations);
+		tot.reads, tot.writes, gps, tot.violations);
 }
 
 static void summary_text(struct torture_run *run, const struct totals *tot, double secs,
@@ -65,14 +66,19 @@ static void summary_text(struct torture_run *run, const struct totals *tot, doub
 	       passed ? "PASSED" : "FAILED");
 	printf("  duration %.1f s, seed %" PRIu64 ", %u readers, %u writers, faults: %s\n", secs,
 	       opt->seed, opt->readers, opt->writers, faults[0] ? faults : "none");
-	printf("  reads %" PRIu64 " (%" PRIu64 " in signal handlers), updates %" PRIu64
-	       ", grace periods %" PRIu64 "\n",
-	       tot->reads, tot->signal_reads, tot->writes, tot->grace_periods);
-	printf("  churn threads %" PRIu64 ", forks %" PRIu64 ", signals %" PRIu64
+	printf("  reads %" PRIu64 " (%" PRIu64 " in signal handlers), updates %" PRIu64, tot->reads,
+	       tot->signal_reads, tot->writes);
+	if (run->type->grace_periods)
+		printf(", grace periods %" PRIu64, tot->grace_periods);
+	printf("\n  churn threads %" PRIu64 ", forks %" PRIu64 ", signals %" PRIu64
 	       ", affinity changes %" PRIu64 "\n",
-	       QUIESCE_LOAD(&run->churn_threads), QUIESCE_LOAD(&run->forks), QUIESCE_LOAD(&run->signals_sent), run->shuffles);
-	printf("  long reads %" PRIu64 " (%" PRIu64 " checked for a stall warning), stall warnings %"
-	       PRIu64 "\n", QUIESCE_LOAD(&run->long_reads), QUIESCE_LOAD(&run->long_reads_checked), run->stall_warnings);
+	       QUIESCE_LOAD(&run->churn_threads), QUIESCE_LOAD(&run->forks),
+	       QUIESCE_LOAD(&run->signals_sent), QUIESCE_LOAD(&run->shuffles));
+	if (opt->faults & TORTURE_FAULT_STALL)
+		printf("  long reads %" PRIu64 " (%" PRIu64 " checked for a stall warning), "
+		       "stall warnings %" PRIu64 "\n",
+		       QUIESCE_LOAD(&run->long_reads), QUIESCE_LOAD(&run->long_reads_checked),
+		       QUIESCE_LOAD(&run->stall_warnings));
 	if (run->type->report)
 		run->type->report(run, stdout, false);
 	printf("  violations %" PRIu64, tot->violations);

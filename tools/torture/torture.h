@@ -33,6 +33,7 @@ enum torture_violation_kind {
 	TV_CALLBACK,	/* call-rcu: a callback lost, doubled, or not flushed */
 	TV_EXCLUSION,	/* locks: a writer overlapped another holder */
 	TV_DATA,	/* locks: protected data changed under a holder */
+	TV_SHARING,	/* locks: readers never held the lock together */
 	TV_FORK_CHILD,	/* the child's own torture after fork() failed */
 	TV_STALL_MISSING, /* a long reader held a grace period, no warning came */
 	TV_KINDS

@@ -16,6 +16,7 @@ static const struct torture_type *const types[] = {
 	&torture_type_rcu_expedited,
 	&torture_type_rcu_poll,
 	&torture_type_call_rcu,
+	&torture_type_rwsem,
 };
 
 const struct torture_type *torture_type_find(const char *name, bool *busted)

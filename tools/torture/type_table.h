@@ -21,5 +21,6 @@ extern const struct torture_type torture_type_rcu;
 extern const struct torture_type torture_type_rcu_expedited;
 extern const struct torture_type torture_type_rcu_poll;
 extern const struct torture_type torture_type_call_rcu;
+extern const struct torture_type torture_type_rwsem;
 
 #endif

@@ -21,6 +21,7 @@ static const char *const kind_names[TV_KINDS] = {
 	[TV_CALLBACK] = "callback",
 	[TV_EXCLUSION] = "exclusion",
 	[TV_DATA] = "data",
+	[TV_SHARING] = "sharing",
 	[TV_FORK_CHILD] = "fork-child",
 	[TV_STALL_MISSING] = "stall-missing",
 };
