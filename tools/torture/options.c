@@ -62,7 +62,7 @@ static void usage(FILE *out)
 		"                       fault the type supports, '-NAME' to leave one out\n"
 		"                       (all,-fork); default: none\n"
 		"      --stall-timeout MS  the stall timeout set for the stall fault\n"
-		"                       (default %d); a long reader holds 4 times as long\n"
+		"                       (default %d); a long reader holds 5 times as long\n"
 		"  -i, --status-interval D  time between status lines (default 5s)\n"
 		"  -j, --json           print the final summary as one JSON object on stdout\n"
 		"  -x, --stop-on-violation  end the run at the first violation\n"

@@ -19,9 +19,10 @@
 #define LONG_READ_GAP_NS 300000000ull
 /*
  * Time a grace period needs from its flip to its first warning: the
- * timeout, plus its capped sleep (one more timeout) before it looks.
+ * timeout, plus its capped sleep (one more timeout) before it looks, plus
+ * one more for a starved grace-period thread on an overloaded machine.
  */
-#define WARNING_TIMEOUTS 2
+#define WARNING_TIMEOUTS 3
 
 /* The stall fault's state; one run at a time uses it. */
 static struct {
