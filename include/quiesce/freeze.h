@@ -1,0 +1,117 @@
+/*
+ * quiesce/freeze.h - freeze protection with ordered levels (the kernel's
+ * superblock freeze: sb_start_write(), freeze_super(), thaw_super()).
+ *
+ *   Work:     freezer_start(&f, level); ... freezer_end(&f, level);
+ *   Freezing: freezer_freeze(&f);  no work runs;  freezer_thaw(&f);
+ *
+ * A freezer has 1 to QUIESCE_FREEZER_MAX_LEVELS levels, numbered from 0.
+ * Work at level i may start work at a higher level (the kernel's write,
+ * page fault and fs-internal levels nest that way).  freezer_freeze()
+ * blocks new work at level 0, waits for the work in flight at level 0 to
+ * end, then does the same for level 1 and so on: work already running at a
+ * lower level can still start the higher-level work it needs.
+ *
+ * Each level is a percpu_rw_semaphore: starting and ending work is its
+ * read pair (one per-CPU counter update inside an RCU read-side section
+ * while nobody freezes, no fence: the seed's sb_end_write() fix), plus a
+ * thread-local count that catches unbalanced calls.  Freezing pays one
+ * expedited grace period per level.
+ *
+ * Rules for callers, and what happens otherwise
+ * - Work ends on the thread that started it.  freezer_end() with no work
+ *   started on the calling thread aborts with a message; so does a level
+ *   out of range.
+ * - freezer_freeze() on a frozen freezer returns -EBUSY; freezer_thaw() on
+ *   one that is not frozen returns -EINVAL (as the kernel's); neither
+ *   changes anything then.  Both may sleep; freeze and thaw may be called
+ *   from different threads.  Freezing from a thread that has work started
+ *   would wait for itself: it aborts with a message.
+ * - freezer_destroy() on a frozen freezer, or one with work in flight,
+ *   aborts with a message.
+ */
+#ifndef QUIESCE_FREEZE_H
+#define QUIESCE_FREEZE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include <quiesce/compiler.h>
+#include <quiesce/percpu_rwsem.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QUIESCE_FREEZER_MAX_LEVELS 8
+
+struct quiesce_freezer {
+	int levels;
+	bool frozen;			/* under lock */
+	pthread_mutex_t lock;		/* serializes freeze and thaw */
+	struct quiesce_percpu_rwsem *level;	/* one semaphore per level */
+};
+
+/* Work started and not yet ended by this thread, over all freezers. */
+QUIESCE_API extern __thread unsigned long quiesce_freezer_depth
+	__attribute__((tls_model("initial-exec")));
+
+/* Returns 0, or -EINVAL when levels is out of range. */
+QUIESCE_API int quiesce_freezer_init(struct quiesce_freezer *f, int levels);
+QUIESCE_API void quiesce_freezer_destroy(struct quiesce_freezer *f);
+QUIESCE_API int quiesce_freezer_freeze(struct quiesce_freezer *f);
+QUIESCE_API int quiesce_freezer_thaw(struct quiesce_freezer *f);
+QUIESCE_API bool quiesce_freezer_frozen(struct quiesce_freezer *f);
+QUIESCE_API QUIESCE_COLD QUIESCE_NORETURN void quiesce_freezer_misuse(const char *call,
+								     int level, int levels);
+
+static inline struct quiesce_percpu_rwsem *quiesce_freezer_level(struct quiesce_freezer *f,
+								 const char *call, int level)
+{
+	if (QUIESCE_UNLIKELY((unsigned)level >= (unsigned)f->levels))
+		quiesce_freezer_misuse(call, level, f->levels);
+	return &f->level[level];
+}
+
+static inline void quiesce_freezer_start(struct quiesce_freezer *f, int level)
+{
+	quiesce_percpu_down_read(quiesce_freezer_level(f, "freezer_start", level));
+	quiesce_freezer_depth++;
+}
+
+/* Returns false, having started nothing, when the level is frozen. */
+static inline bool quiesce_freezer_trystart(struct quiesce_freezer *f, int level)
+{
+	if (!quiesce_percpu_down_read_trylock(quiesce_freezer_level(f, "freezer_trystart", level)))
+		return false;
+	quiesce_freezer_depth++;
+	return true;
+}
+
+static inline void quiesce_freezer_end(struct quiesce_freezer *f, int level)
+{
+	struct quiesce_percpu_rwsem *sem = quiesce_freezer_level(f, "freezer_end", level);
+
+	if (QUIESCE_UNLIKELY(!quiesce_freezer_depth))
+		quiesce_freezer_misuse("freezer_end", level, -1);
+	quiesce_freezer_depth--;
+	quiesce_percpu_up_read(sem);
+}
+
+#ifndef QUIESCE_NO_SHORT_NAMES
+#define freezer quiesce_freezer
+#define freezer_init quiesce_freezer_init
+#define freezer_destroy quiesce_freezer_destroy
+#define freezer_start quiesce_freezer_start
+#define freezer_trystart quiesce_freezer_trystart
+#define freezer_end quiesce_freezer_end
+#define freezer_freeze quiesce_freezer_freeze
+#define freezer_thaw quiesce_freezer_thaw
+#define freezer_frozen quiesce_freezer_frozen
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUIESCE_FREEZE_H */

@@ -1,0 +1,133 @@
+/*
+ * quiesce/percpu_rwsem.h - a reader-writer semaphore whose readers touch
+ * only their own CPU's data, and whose writers pay a grace period (the
+ * kernel's percpu_rw_semaphore).
+ *
+ * For data that is read very often and written very seldom.  While no
+ * writer is around, percpu_down_read() and percpu_up_read() are one
+ * per-CPU counter update inside an RCU read-side critical section: no
+ * atomic instruction, no fence, no shared cache line written.  A writer
+ * closes an rcu_sync gate (one expedited grace period, shared by a burst of
+ * writers), which sends readers to a slow path that synchronizes with it
+ * through fences and a shared flag, and waits for the readers inside to
+ * leave.
+ *
+ * Rules for callers
+ * - Readers may sleep while holding the semaphore, may nest read locks only
+ *   when no writer can queue in between (as with any fair rwsem), and may
+ *   release it on another thread or CPU.
+ * - Writers exclude readers and each other.  A writer that waits blocks new
+ *   readers, so a flood of readers cannot starve it; waiters are served in
+ *   arrival order, so a stream of writers cannot starve readers.  Blocked
+ *   threads sleep on a futex.
+ * - percpu_down_write() and percpu_up_write() must not be called inside an
+ *   RCU read-side critical section (they wait for grace periods); the
+ *   write side may be released by another thread than the one that took it.
+ * - percpu_up_write() on a semaphore not held for write, and
+ *   percpu_free_rwsem() on one that is held or has waiters, abort with a
+ *   message.  An unbalanced percpu_up_read() is reported at
+ *   percpu_free_rwsem() (the reader count is not zero).
+ *
+ * Memory: the structure (about 200 bytes) plus a per-CPU counter of
+ * 8 * (possible CPUs + 1) bytes, packed with other counters of the same CPU
+ * so that CPUs never share a line (include/quiesce/percpu_count.h): about
+ * 0.7 KB on a 64-CPU machine, so thousands of semaphores are practical.
+ * Padding each CPU's slot to a cache line would cost 8 times as much for
+ * nothing: the allocator already keeps CPUs apart.
+ */
+#ifndef QUIESCE_PERCPU_RWSEM_H
+#define QUIESCE_PERCPU_RWSEM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include <quiesce/compiler.h>
+#include <quiesce/percpu_count.h>
+#include <quiesce/rcu.h>
+#include <quiesce/rcu_sync.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct quiesce_percpu_rwsem_waiter;
+
+struct quiesce_percpu_rwsem {
+	struct quiesce_rcu_sync rss;	/* idle: readers take the fast path */
+	long *read_count;		/* per-CPU; the sum is the reader count */
+	int block;			/* a writer holds or claims the lock */
+	int writer_sleeping;		/* futex: the writer waits for readers */
+	bool write_held;		/* a writer is inside (for assertions) */
+	pthread_mutex_t wait_lock;	/* guards the waiter queue */
+	struct quiesce_percpu_rwsem_waiter *head, *tail;
+};
+
+QUIESCE_API void quiesce_percpu_init_rwsem(struct quiesce_percpu_rwsem *sem);
+QUIESCE_API void quiesce_percpu_free_rwsem(struct quiesce_percpu_rwsem *sem);
+QUIESCE_API void quiesce_percpu_down_write(struct quiesce_percpu_rwsem *sem);
+QUIESCE_API void quiesce_percpu_up_write(struct quiesce_percpu_rwsem *sem);
+/* Aborts with a message unless a writer holds sem. */
+QUIESCE_API void quiesce_percpu_rwsem_assert_held_write(struct quiesce_percpu_rwsem *sem);
+
+QUIESCE_API void quiesce_percpu_down_read_slow(struct quiesce_percpu_rwsem *sem);
+QUIESCE_API bool quiesce_percpu_down_read_trylock_slow(struct quiesce_percpu_rwsem *sem);
+QUIESCE_API void quiesce_percpu_up_read_slow(struct quiesce_percpu_rwsem *sem);
+
+/*
+ * The fast paths.  Inside the RCU section, "idle" means no writer has
+ * passed rcu_sync_enter(): the writer's grace period will wait for this
+ * section, and then see the counter update (src/percpu_rwsem.c).
+ */
+static inline void quiesce_percpu_down_read(struct quiesce_percpu_rwsem *sem)
+{
+	quiesce_rcu_read_lock();
+	if (QUIESCE_LIKELY(quiesce_rcu_sync_is_idle(&sem->rss))) {
+		quiesce_percpu_count_add(sem->read_count, 1);
+		quiesce_rcu_read_unlock();
+		return;
+	}
+	quiesce_rcu_read_unlock();
+	quiesce_percpu_down_read_slow(sem);
+}
+
+static inline bool quiesce_percpu_down_read_trylock(struct quiesce_percpu_rwsem *sem)
+{
+	quiesce_rcu_read_lock();
+	if (QUIESCE_LIKELY(quiesce_rcu_sync_is_idle(&sem->rss))) {
+		quiesce_percpu_count_add(sem->read_count, 1);
+		quiesce_rcu_read_unlock();
+		return true;
+	}
+	quiesce_rcu_read_unlock();
+	return quiesce_percpu_down_read_trylock_slow(sem);
+}
+
+static inline void quiesce_percpu_up_read(struct quiesce_percpu_rwsem *sem)
+{
+	quiesce_rcu_read_lock();
+	if (QUIESCE_LIKELY(quiesce_rcu_sync_is_idle(&sem->rss))) {
+		quiesce_percpu_count_add(sem->read_count, -1);
+		quiesce_rcu_read_unlock();
+		return;
+	}
+	quiesce_rcu_read_unlock();
+	quiesce_percpu_up_read_slow(sem);
+}
+
+#ifndef QUIESCE_NO_SHORT_NAMES
+#define percpu_rw_semaphore quiesce_percpu_rwsem
+#define percpu_init_rwsem quiesce_percpu_init_rwsem
+#define percpu_free_rwsem quiesce_percpu_free_rwsem
+#define percpu_down_read quiesce_percpu_down_read
+#define percpu_down_read_trylock quiesce_percpu_down_read_trylock
+#define percpu_up_read quiesce_percpu_up_read
+#define percpu_down_write quiesce_percpu_down_write
+#define percpu_up_write quiesce_percpu_up_write
+#define percpu_rwsem_assert_held quiesce_percpu_rwsem_assert_held_write
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUIESCE_PERCPU_RWSEM_H */

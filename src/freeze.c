@@ -1,0 +1,93 @@
+/*
+ * freeze.c - freezing and thawing (the hot path is inline in
+ * include/quiesce/freeze.h).
+ *
+ * Freezing takes each level's semaphore for write, lowest level first:
+ * percpu_down_write() closes the level to new work (its rcu_sync gate and
+ * `block`) and waits for the work in flight to end.  Thawing releases them
+ * highest first, so that work resumes from the inside out.
+ */
+#include <quiesce/freeze.h>
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "diag.h"
+
+__thread unsigned long quiesce_freezer_depth __attribute__((tls_model("initial-exec")));
+
+void quiesce_freezer_misuse(const char *call, int level, int levels)
+{
+	if (levels < 0)
+		quiesce_die("%s(level %d) without a matching freezer_start() on this thread",
+			    call, level);
+	quiesce_die("%s(level %d) on a freezer with %d level(s)", call, level, levels);
+}
+
+int quiesce_freezer_init(struct quiesce_freezer *f, int levels)
+{
+	if (levels < 1 || levels > QUIESCE_FREEZER_MAX_LEVELS)
+		return -EINVAL;
+	f->level = calloc((size_t)levels, sizeof(*f->level));
+	if (!f->level)
+		quiesce_die("out of memory for a freezer of %d levels", levels);
+	for (int i = 0; i < levels; i++)
+		quiesce_percpu_init_rwsem(&f->level[i]);
+	f->levels = levels;
+	f->frozen = false;
+	pthread_mutex_init(&f->lock, NULL);
+	return 0;
+}
+
+void quiesce_freezer_destroy(struct quiesce_freezer *f)
+{
+	pthread_mutex_lock(&f->lock);
+	if (f->frozen)
+		quiesce_die("freezer_destroy() on a frozen freezer: thaw it first");
+	pthread_mutex_unlock(&f->lock);
+	for (int i = 0; i < f->levels; i++)
+		quiesce_percpu_free_rwsem(&f->level[i]);
+	free(f->level);
+	pthread_mutex_destroy(&f->lock);
+}
+
+int quiesce_freezer_freeze(struct quiesce_freezer *f)
+{
+	if (quiesce_freezer_depth)
+		quiesce_die("freezer_freeze() by a thread with work started (freezer_start() "
+			    "without freezer_end()): it would wait for itself");
+	pthread_mutex_lock(&f->lock);
+	if (f->frozen) {
+		pthread_mutex_unlock(&f->lock);
+		return -EBUSY;
+	}
+	for (int i = 0; i < f->levels; i++)
+		quiesce_percpu_down_write(&f->level[i]);
+	f->frozen = true;
+	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
+int quiesce_freezer_thaw(struct quiesce_freezer *f)
+{
+	pthread_mutex_lock(&f->lock);
+	if (!f->frozen) {
+		pthread_mutex_unlock(&f->lock);
+		return -EINVAL;
+	}
+	for (int i = f->levels - 1; i >= 0; i--)
+		quiesce_percpu_up_write(&f->level[i]);
+	f->frozen = false;
+	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
+bool quiesce_freezer_frozen(struct quiesce_freezer *f)
+{
+	bool frozen;
+
+	pthread_mutex_lock(&f->lock);
+	frozen = f->frozen;
+	pthread_mutex_unlock(&f->lock);
+	return frozen;
+}

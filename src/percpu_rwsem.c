@@ -1,0 +1,243 @@
+/*
+ * percpu_rwsem.c - the slow paths of the per-CPU reader-writer semaphore
+ * (fast paths in include/quiesce/percpu_rwsem.h).
+ *
+ * Readers and the writer meet in two ways.
+ *
+ *  - Fast path, gate idle.  A reader updates its CPU's slot of read_count
+ *    inside an RCU read-side section that saw the gate idle.  A writer
+ *    closes the gate and waits a grace period (rcu_sync_enter()); that
+ *    grace period waits for every such section, with release/acquire, so
+ *    the writer then sees every fast-path increment and decrement made
+ *    before it, and no reader takes the fast path afterwards.
+ *  - Slow path, gate closed.  The reader adds to the counter's shared slot,
+ *    then looks at `block`; the writer sets `block`, then sums the counter.
+ *    Each side has a store-load fence between its store and its load:
+ *
+ *        reader_trylock():  add +1;  fence A;  load block
+ *        down_write():      xchg block = 1;  fence D;  sum read_count
+ *
+ *    so at least one sees the other: the reader backs off, or the writer
+ *    waits for it.  A reader that backs off subtracts from the very slot it
+ *    added to, so a concurrent sum can never see the decrement without the
+ *    increment and run below the true count.  (A holder may subtract from
+ *    another CPU's slot than it added to: that is harmless, its increment
+ *    was already visible to the writer.)
+ *  - Leaving.  A slow-path reader's decrement is a release (B) and the
+ *    writer's zero sum is followed by an acquire fence (C): the readers'
+ *    critical sections happen before the writer's.  The writer's release
+ *    of `block` pairs with the acquire in reader_trylock(): its critical
+ *    section happens before the next readers'.
+ *  - Sleeping.  The writer waiting for readers sets writer_sleeping, fence
+ *    F, sums; a leaving reader subtracts, fence E, loads writer_sleeping:
+ *    one of them sees the other, so the last reader cannot leave unseen.
+ *
+ * Waiters (readers blocked by a writer, writers blocked by one another)
+ * queue in arrival order under wait_lock, each sleeping on its own futex
+ * word.  percpu_up_write() takes the lock for them before waking them: the
+ * next writer in line inherits `block` directly; readers at the head are
+ * counted in, then a writer behind them may claim `block` and wait for
+ * them.  Readers therefore get their turn between writers, and a waiting
+ * writer keeps new readers out.
+ */
+#include <quiesce/percpu_rwsem.h>
+
+#include "diag.h"
+#include "futex.h"
+
+/* Sums of the counter a writer polls before it sleeps. */
+#define DRAIN_SPINS 200
+
+struct quiesce_percpu_rwsem_waiter {
+	struct quiesce_percpu_rwsem_waiter *next;
+	bool reader;
+	int granted;	/* futex: set by grant() */
+};
+
+void quiesce_percpu_init_rwsem(struct quiesce_percpu_rwsem *sem)
+{
+	quiesce_rcu_sync_init(&sem->rss);
+	sem->read_count = quiesce_percpu_count_alloc();
+	sem->block = 0;
+	sem->writer_sleeping = 0;
+	sem->write_held = false;
+	pthread_mutex_init(&sem->wait_lock, NULL);
+	sem->head = sem->tail = NULL;
+}
+
+void quiesce_percpu_free_rwsem(struct quiesce_percpu_rwsem *sem)
+{
+	long readers;
+
+	if (QUIESCE_LOAD(&sem->block) || sem->head)
+		quiesce_die("percpu_free_rwsem() on a semaphore held for write or waited for");
+	readers = quiesce_percpu_count_sum(sem->read_count);
+	if (readers)
+		quiesce_die("percpu_free_rwsem() with a reader count of %ld: a reader still "
+			    "holds it, or percpu_up_read() was called without percpu_down_read()",
+			    readers);
+	quiesce_rcu_sync_dtor(&sem->rss);
+	quiesce_percpu_count_free(sem->read_count);
+	pthread_mutex_destroy(&sem->wait_lock);
+}
+
+/* After a reader subtracted: wakes a writer that sleeps in wait_for_readers(). */
+static void wake_writer(struct quiesce_percpu_rwsem *sem)
+{
+	/* E: orders the decrement before the flag load; pairs with F. */
+	quiesce_fence_store_load();
+	if (QUIESCE_LOAD(&sem->writer_sleeping) &&
+	    __atomic_exchange_n(&sem->writer_sleeping, 0, __ATOMIC_RELAXED))
+		quiesce_futex_wake_all(&sem->writer_sleeping);
+}
+
+static bool reader_trylock(struct quiesce_percpu_rwsem *sem)
+{
+	quiesce_percpu_count_add_shared(sem->read_count, 1);
+	/* A: the increment before the load of block; pairs with D. */
+	quiesce_fence_store_load();
+	/* Acquire: pairs with the release of block in percpu_up_write(). */
+	if (QUIESCE_LIKELY(!QUIESCE_LOAD_ACQUIRE(&sem->block)))
+		return true;
+	quiesce_percpu_count_add_shared(sem->read_count, -1);
+	wake_writer(sem);
+	return false;
+}
+
+static bool writer_trylock(struct quiesce_percpu_rwsem *sem)
+{
+	/* Acquire: pairs with the release of block in percpu_up_write(). */
+	return !QUIESCE_LOAD(&sem->block) && !__atomic_exchange_n(&sem->block, 1, __ATOMIC_ACQUIRE);
+}
+
+/* Called with wait_lock held.  Release: pairs with the waiter's acquire. */
+static void grant(struct quiesce_percpu_rwsem *sem, struct quiesce_percpu_rwsem_waiter *w)
+{
+	sem->head = w->next;
+	if (!sem->head)
+		sem->tail = NULL;
+	QUIESCE_STORE_RELEASE(&w->granted, 1);
+	quiesce_futex_wake_all(&w->granted);
+}
+
+/* Takes the lock, or queues and sleeps until percpu_up_write() grants it. */
+static void wait_for_grant(struct quiesce_percpu_rwsem *sem, bool reader)
+{
+	struct quiesce_percpu_rwsem_waiter w = { .reader = reader };
+
+	pthread_mutex_lock(&sem->wait_lock);
+	/*
+	 * Retried under the lock: percpu_up_write() clears block before it
+	 * takes the lock, so either we see block clear or it finds us queued.
+	 */
+	if (reader ? reader_trylock(sem) : writer_trylock(sem)) {
+		pthread_mutex_unlock(&sem->wait_lock);
+		return;
+	}
+	if (sem->tail)
+		sem->tail->next = &w;
+	else
+		sem->head = &w;
+	sem->tail = &w;
+	pthread_mutex_unlock(&sem->wait_lock);
+
+	/* Woken by grant(); acquire pairs with its release. */
+	while (!QUIESCE_LOAD_ACQUIRE(&w.granted))
+		quiesce_futex_wait(&w.granted, 0, 0);
+	/* grant() wakes us under the lock: once we hold it, it is done with w. */
+	pthread_mutex_lock(&sem->wait_lock);
+	pthread_mutex_unlock(&sem->wait_lock);
+}
+
+void quiesce_percpu_down_read_slow(struct quiesce_percpu_rwsem *sem)
+{
+	if (!reader_trylock(sem))
+		wait_for_grant(sem, true);
+}
+
+bool quiesce_percpu_down_read_trylock_slow(struct quiesce_percpu_rwsem *sem)
+{
+	return reader_trylock(sem);
+}
+
+void quiesce_percpu_up_read_slow(struct quiesce_percpu_rwsem *sem)
+{
+	/* B: release, the critical section before the decrement; pairs with C. */
+	quiesce_percpu_count_add_shared(sem->read_count, -1);
+	wake_writer(sem);
+}
+
+static bool readers_gone(struct quiesce_percpu_rwsem *sem)
+{
+	if (quiesce_percpu_count_sum(sem->read_count) != 0)
+		return false;
+	/*
+	 * C: the readers' critical sections before ours.  Pairs with B, and
+	 * with the grace period's release/acquire for readers that left on
+	 * the fast path.
+	 */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return true;
+}
+
+static void wait_for_readers(struct quiesce_percpu_rwsem *sem)
+{
+	for (unsigned spins = 0; spins < DRAIN_SPINS; spins++) {
+		if (readers_gone(sem))
+			return;
+		quiesce_cpu_relax();
+	}
+	for (;;) {
+		QUIESCE_STORE(&sem->writer_sleeping, 1);
+		/* F: the flag before the sum; pairs with E in wake_writer(). */
+		quiesce_fence_store_load();
+		if (readers_gone(sem))
+			break;
+		/* Woken by wake_writer() when a reader leaves. */
+		quiesce_futex_wait(&sem->writer_sleeping, 1, 0);
+	}
+	QUIESCE_STORE(&sem->writer_sleeping, 0);
+}
+
+void quiesce_percpu_down_write(struct quiesce_percpu_rwsem *sem)
+{
+	/* From here on, readers take the slow path (argument at the top). */
+	quiesce_rcu_sync_enter(&sem->rss);
+	if (!writer_trylock(sem))
+		wait_for_grant(sem, false);
+	/* D: block (ours, or handed over by grant()) before the sum; pairs with A. */
+	quiesce_fence_store_load();
+	wait_for_readers(sem);
+	QUIESCE_STORE(&sem->write_held, true);
+}
+
+void quiesce_percpu_up_write(struct quiesce_percpu_rwsem *sem)
+{
+	struct quiesce_percpu_rwsem_waiter *w;
+
+	if (!QUIESCE_LOAD(&sem->write_held))
+		quiesce_die("percpu_up_write() on a semaphore not held for write");
+	QUIESCE_STORE(&sem->write_held, false);
+
+	pthread_mutex_lock(&sem->wait_lock);
+	w = sem->head;
+	if (w && !w->reader) {
+		/* The next writer inherits block: no reader slips in between. */
+		grant(sem, w);
+	} else {
+		/* Release: pairs with the acquire in reader_trylock(). */
+		QUIESCE_STORE_RELEASE(&sem->block, 0);
+		while ((w = sem->head) && w->reader && reader_trylock(sem))
+			grant(sem, w);
+		if (w && !w->reader && writer_trylock(sem))
+			grant(sem, w);
+	}
+	pthread_mutex_unlock(&sem->wait_lock);
+	quiesce_rcu_sync_exit(&sem->rss);
+}
+
+void quiesce_percpu_rwsem_assert_held_write(struct quiesce_percpu_rwsem *sem)
+{
+	if (!QUIESCE_LOAD(&sem->write_held))
+		quiesce_die("percpu_rw_semaphore %p is not held for write", (void *)sem);
+}

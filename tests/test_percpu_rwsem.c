@@ -1,0 +1,397 @@
+/*
+ * percpu_rw_semaphore: mutual exclusion under stress on many semaphores
+ * (readers and writers check each other's absence and the data's
+ * consistency), with a busted control (rcu_sync skips its grace periods)
+ * that must be caught; writers not starved by a relay of readers that
+ * never lets the count drop to zero; readers not starved by a stream of
+ * writers; release on another thread; misuse.  tests/percpu.cmake runs it
+ * again without rseq.
+ *
+ * A preemption injector sends readers a signal whose handler sleeps, so
+ * that a reader stops for a while at random points of its fast path, as
+ * preemption would stop it, but often enough for the test to matter.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <quiesce/percpu_rwsem.h>
+
+#include "check.h"
+#include "rcu_sync.h"
+
+#define SEMS 16
+#define READERS 4
+#define WRITERS 2
+#define WORDS 4
+
+struct guarded {
+	struct percpu_rw_semaphore sem;
+	atomic_int writers;
+	unsigned long data[WORDS];
+};
+
+/*
+ * Which semaphore each reader holds (-1: none), one line per reader so
+ * that readers share no written line: their fast path stays fast, and a
+ * writer scans them for its own.
+ */
+static struct {
+	atomic_int holds;
+	unsigned long reads;
+} QUIESCE_CACHELINE_ALIGNED reader_state[READERS];
+
+static struct guarded g[SEMS];
+static unsigned nr_sems;	/* how many of g the stress uses */
+static unsigned read_spin;	/* longest read-side critical section */
+static atomic_bool stop, stop_writers;
+static atomic_ulong violations, reads, writes;
+
+static void check_rseq_mode(void)
+{
+	const char *tunables = getenv("GLIBC_TUNABLES");
+
+	fprintf(stderr, "this thread %s rseq\n",
+		quiesce_percpu_thread_has_rseq() ? "has" : "lacks");
+	if (tunables && strstr(tunables, "glibc.pthread.rseq=0"))
+		CHECK(!quiesce_percpu_thread_has_rseq(), "rseq disabled, yet in use");
+}
+
+static void test_basics(void)
+{
+	struct percpu_rw_semaphore sem;
+
+	percpu_init_rwsem(&sem);
+	percpu_down_read(&sem);
+	CHECK(percpu_down_read_trylock(&sem), "readers share");
+	percpu_up_read(&sem);
+	percpu_up_read(&sem);
+	percpu_down_write(&sem);
+	percpu_rwsem_assert_held(&sem);
+	CHECK(!percpu_down_read_trylock(&sem), "trylock fails while a writer holds");
+	percpu_up_write(&sem);
+	CHECK(percpu_down_read_trylock(&sem), "trylock succeeds once the writer left");
+	percpu_up_read(&sem);
+	percpu_free_rwsem(&sem);
+}
+
+static void spin(unsigned n)
+{
+	while (n--)
+		quiesce_cpu_relax();
+}
+
+#define PAUSE_SIGNAL (SIGRTMIN + 7)
+
+static void pause_handler(int sig)
+{
+	struct timespec ts = { 0, 50000 + (long)(check_now_ns() % 100000) };
+
+	nanosleep(&ts, NULL);
+}
+
+static void *preempter(void *arg)
+{
+	pthread_t *readers = arg;
+	unsigned seed = 7;
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		pthread_kill(readers[rand_r(&seed) % READERS], PAUSE_SIGNAL);
+		check_sleep_us(150);
+	}
+	return NULL;
+}
+
+static bool reader_inside(int sem)
+{
+	for (int i = 0; i < READERS; i++)
+		if (atomic_load_explicit(&reader_state[i].holds, memory_order_relaxed) == sem)
+			return true;
+	return false;
+}
+
+static void *stress_reader(void *arg)
+{
+	unsigned id = (unsigned)(uintptr_t)arg, seed = id + 1;
+
+	atomic_store(&reader_state[id].holds, -1);
+	reader_state[id].reads = 0;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		int k = (int)(rand_r(&seed) % nr_sems);
+		struct guarded *x = &g[k];
+
+		if (rand_r(&seed) % 8 == 0) {
+			if (!percpu_down_read_trylock(&x->sem))
+				continue;
+		} else {
+			percpu_down_read(&x->sem);
+		}
+		atomic_store_explicit(&reader_state[id].holds, k, memory_order_relaxed);
+		if (atomic_load_explicit(&x->writers, memory_order_relaxed))
+			atomic_fetch_add(&violations, 1);
+		for (int i = 1; i < WORDS; i++)
+			if (x->data[i] != x->data[0])
+				atomic_fetch_add(&violations, 1);
+		if (rand_r(&seed) % 20000 == 0)
+			check_sleep_us(100);	/* readers may sleep holding it */
+		else
+			spin(rand_r(&seed) % read_spin);
+		if (atomic_load_explicit(&x->writers, memory_order_relaxed))
+			atomic_fetch_add(&violations, 1);
+		atomic_store_explicit(&reader_state[id].holds, -1, memory_order_relaxed);
+		percpu_up_read(&x->sem);
+		reader_state[id].reads++;
+	}
+	atomic_fetch_add(&reads, reader_state[id].reads);
+	return NULL;
+}
+
+static void *stress_writer(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+
+	while (!atomic_load_explicit(&stop_writers, memory_order_relaxed)) {
+		int k = (int)(rand_r(&seed) % nr_sems);
+		struct guarded *x = &g[k];
+
+		percpu_down_write(&x->sem);
+		percpu_rwsem_assert_held(&x->sem);
+		if (atomic_fetch_add(&x->writers, 1) || reader_inside(k))
+			atomic_fetch_add(&violations, 1);
+		for (int i = 0; i < WORDS; i++) {
+			x->data[i]++;
+			spin(20);
+		}
+		/*
+		 * Sometimes hold the lock for a while: blocked readers sleep,
+		 * and a reader preempted on its fast path gets its CPU back
+		 * while we are still inside.
+		 */
+		if (rand_r(&seed) % 2 == 0)
+			check_sleep_us(150 + rand_r(&seed) % 250);
+		if (reader_inside(k))
+			atomic_fetch_add(&violations, 1);
+		atomic_fetch_sub(&x->writers, 1);
+		percpu_up_write(&x->sem);
+		atomic_fetch_add_explicit(&writes, 1, memory_order_relaxed);
+		/* Now and then, leave the gates time to reopen (fast readers). */
+		check_sleep_us(rand_r(&seed) % 800);
+	}
+	return NULL;
+}
+
+static unsigned long run_stress(unsigned ms, unsigned sems, unsigned spin_max)
+{
+	pthread_t r[READERS], w[WRITERS], p;
+	struct sigaction sa = { .sa_handler = pause_handler, .sa_flags = SA_RESTART };
+
+	nr_sems = sems;
+	read_spin = spin_max;
+	for (unsigned i = 0; i < nr_sems; i++)
+		percpu_init_rwsem(&g[i].sem);
+	atomic_store(&stop, false);
+	atomic_store(&stop_writers, false);
+	for (uintptr_t i = 0; i < READERS; i++)
+		pthread_create(&r[i], NULL, stress_reader, (void *)i);
+	for (uintptr_t i = 0; i < WRITERS; i++)
+		pthread_create(&w[i], NULL, stress_writer, (void *)(i + 100));
+	sigaction(PAUSE_SIGNAL, &sa, NULL);
+	pthread_create(&p, NULL, preempter, r);
+	check_sleep_us(ms * 1000);
+	/*
+	 * Writers stop first: under the busted control a writer may wait for
+	 * a count that only readers still arriving will wake it to recheck.
+	 */
+	atomic_store(&stop_writers, true);
+	for (int i = 0; i < WRITERS; i++)
+		pthread_join(w[i], NULL);
+	atomic_store(&stop, true);
+	pthread_join(p, NULL);
+	for (int i = 0; i < READERS; i++)
+		pthread_join(r[i], NULL);
+	for (unsigned i = 0; i < nr_sems; i++)
+		percpu_free_rwsem(&g[i].sem);
+	fprintf(stderr, "%lu reads, %lu writes, %lu violations\n", atomic_load(&reads),
+		atomic_load(&writes), atomic_load(&violations));
+	return atomic_load(&violations);
+}
+
+static void busted_child(void *arg)
+{
+	quiesce_test_busted_rcu_sync = true;
+	/*
+	 * One semaphore and empty read sections: readers spend much of their
+	 * time in the fast path, where the missing grace period matters.  A
+	 * reader must be stopped between its look at the gate and its count
+	 * update, which is rare: rounds until it is caught, at most five.
+	 */
+	for (int round = 0; round < 5; round++)
+		if (run_stress(1000, 1, 1))
+			exit(1);
+	exit(0);
+}
+
+/*
+ * A relay of readers: each holds the lock until another reader has come in
+ * (or 2 ms have passed), so without writer preference the reader count
+ * would never reach zero.  A writer must still get in, quickly.
+ */
+static struct percpu_rw_semaphore relay_sem;
+static atomic_int relay_holders;
+
+static void *relay_reader(void *arg)
+{
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		percpu_down_read(&relay_sem);
+		uint64_t deadline = check_now_ns() + 2000000;
+
+		atomic_fetch_add(&relay_holders, 1);
+		while (atomic_load(&relay_holders) < 2 && check_now_ns() < deadline &&
+		       !atomic_load_explicit(&stop, memory_order_relaxed))
+			spin(50);
+		atomic_fetch_sub(&relay_holders, 1);
+		percpu_up_read(&relay_sem);
+	}
+	return NULL;
+}
+
+static void test_writer_not_starved(void)
+{
+	pthread_t r[3];
+	uint64_t worst = 0;
+
+	percpu_init_rwsem(&relay_sem);
+	atomic_store(&stop, false);
+	for (int i = 0; i < 3; i++)
+		pthread_create(&r[i], NULL, relay_reader, NULL);
+	check_sleep_us(20000);
+	for (int i = 0; i < 20; i++) {
+		uint64_t t0 = check_now_ns();
+
+		percpu_down_write(&relay_sem);
+		uint64_t waited = check_now_ns() - t0;
+
+		CHECK(atomic_load(&relay_holders) == 0, "a reader inside with the writer");
+		percpu_up_write(&relay_sem);
+		if (waited > worst)
+			worst = waited;
+		check_sleep_us(5000);
+	}
+	atomic_store(&stop, true);
+	for (int i = 0; i < 3; i++)
+		pthread_join(r[i], NULL);
+	percpu_free_rwsem(&relay_sem);
+	fprintf(stderr, "writer under a reader relay: worst wait %.1f ms\n", worst / 1e6);
+	CHECK(worst < 500000000u, "a writer waited %.1f ms behind a flood of readers", worst / 1e6);
+}
+
+static struct percpu_rw_semaphore stream_sem;
+
+static void *streaming_writer(void *arg)
+{
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		percpu_down_write(&stream_sem);
+		spin(200);
+		percpu_up_write(&stream_sem);
+	}
+	return NULL;
+}
+
+static void test_readers_not_starved(void)
+{
+	pthread_t w[2];
+	uint64_t worst = 0;
+	int n = 0;
+
+	percpu_init_rwsem(&stream_sem);
+	atomic_store(&stop, false);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&w[i], NULL, streaming_writer, NULL);
+	for (uint64_t end = check_now_ns() + 500000000u; check_now_ns() < end; n++) {
+		uint64_t t0 = check_now_ns();
+
+		percpu_down_read(&stream_sem);
+		uint64_t waited = check_now_ns() - t0;
+
+		percpu_up_read(&stream_sem);
+		if (waited > worst)
+			worst = waited;
+	}
+	atomic_store(&stop, true);
+	for (int i = 0; i < 2; i++)
+		pthread_join(w[i], NULL);
+	percpu_free_rwsem(&stream_sem);
+	fprintf(stderr, "reader under a writer stream: %d reads, worst wait %.1f ms\n", n,
+		worst / 1e6);
+	CHECK(n >= 50, "only %d reads in 0.5 s against a stream of writers", n);
+	CHECK(worst < 200000000u, "a reader waited %.1f ms behind writers", worst / 1e6);
+}
+
+/* A read lock taken on one thread and released on another. */
+static struct percpu_rw_semaphore handoff_sem;
+
+static void *release_elsewhere(void *arg)
+{
+	percpu_up_read(&handoff_sem);
+	return NULL;
+}
+
+static void test_release_on_other_thread(void)
+{
+	pthread_t t;
+
+	percpu_init_rwsem(&handoff_sem);
+	for (int i = 0; i < 50; i++) {
+		percpu_down_read(&handoff_sem);
+		pthread_create(&t, NULL, release_elsewhere, NULL);
+		pthread_join(t, NULL);
+		percpu_down_write(&handoff_sem);
+		percpu_up_write(&handoff_sem);
+	}
+	percpu_free_rwsem(&handoff_sem);
+}
+
+static void up_write_unheld(void *arg)
+{
+	struct percpu_rw_semaphore sem;
+
+	percpu_init_rwsem(&sem);
+	percpu_up_write(&sem);
+}
+
+static void assert_unheld(void *arg)
+{
+	struct percpu_rw_semaphore sem;
+
+	percpu_init_rwsem(&sem);
+	percpu_down_read(&sem);
+	percpu_rwsem_assert_held(&sem);
+}
+
+static void unbalanced_up_read(void *arg)
+{
+	struct percpu_rw_semaphore sem;
+
+	percpu_init_rwsem(&sem);
+	percpu_up_read(&sem);
+	percpu_free_rwsem(&sem);
+}
+
+int main(void)
+{
+	check_rseq_mode();
+	test_basics();
+	CHECK(run_stress(1500, SEMS, 300) == 0, "mutual exclusion violated");
+	CHECK(atomic_load(&reads) > 1000 && atomic_load(&writes) > 50, "both sides progressed");
+	check_child_detects_violation(busted_child, NULL);
+	test_writer_not_starved();
+	test_readers_not_starved();
+	test_release_on_other_thread();
+	check_child_aborts(up_write_unheld, NULL, "not held for write");
+	check_child_aborts(assert_unheld, NULL, "is not held for write");
+	check_child_aborts(unbalanced_up_read, NULL, "reader count of -1");
+	printf("percpu_rw_semaphore: all checks passed\n");
+	return 0;
+}
