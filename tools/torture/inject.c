@@ -39,7 +39,7 @@ void torture_sleep_ns(uint64_t ns)
 
 void torture_section_delay(struct torture_thread *t)
 {
-	unsigned spins = (unsigned)(torture_random(t) % 128);
+	unsigned spins = (unsigned)(torture_random(t) % 32);
 	unsigned pick;
 
 	/* Always a little width, so that sections overlap updates. */

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "gp_engine.h"
 #include "torture.h"
 
 #define DATA_WORDS 8
@@ -124,6 +125,8 @@ void lock_check_write(struct torture_thread *t)
 			torture_section_delay(t);
 	}
 	torture_section_delay(t);
+	if (lc->ops->write_hold_ns)
+		torture_sleep_ns(torture_random(t) % lc->ops->write_hold_ns);
 	check_alone(t, lc);
 	for (int i = 0; i < DATA_WORDS; i++) {
 		if (LOAD(&lc->data[i]) != v) {
@@ -146,7 +149,10 @@ void lock_check_write(struct torture_thread *t)
 		lc->ops->write_unlock(t, lc->lock);
 	}
 	torture_count_op(t);
-	torture_writer_pause(t);
+	if (lc->ops->write_gap_ns)
+		torture_sleep_ns(torture_random(t) % lc->ops->write_gap_ns);
+	else
+		torture_writer_pause(t);
 }
 
 void lock_check_finish(struct torture_run *run)
@@ -160,7 +166,15 @@ void lock_check_finish(struct torture_run *run)
 		torture_violation(run, TV_SHARING,
 				  "%" PRIu64 " read holds by %u readers, never two at once", reads,
 				  run->opt->readers);
+	if (lc->ops->destroy)
+		lc->ops->destroy(lc->lock);
 	free(lc->lock);
+}
+
+/* For the types built on rcu_sync: the engine's count, taken lock-free. */
+uint64_t lock_check_grace_periods(struct torture_run *run)
+{
+	return quiesce_gp_seq_current() >> 1;
 }
 
 void lock_check_report(struct torture_run *run, FILE *out, bool json)
@@ -170,8 +184,9 @@ void lock_check_report(struct torture_run *run, FILE *out, bool json)
 	fprintf(out,
 		json ? ",\"max_readers_at_once\":%u,\"downgrades\":%" PRIu64
 		       ",\"trylock_failures\":%" PRIu64 ",\"timeouts\":%" PRIu64
+		       ",\"busy_retries\":%" PRIu64
 		     : "  most readers at once %u, downgrades %" PRIu64 ", failed trylocks %" PRIu64
-		       ", timed-out acquires %" PRIu64 "\n",
+		       ", timed-out acquires %" PRIu64 ", busy retries %" PRIu64 "\n",
 		LOAD(&lc->max_readers), LOAD(&lc->downgrades), LOAD(&lc->events[LOCK_TRYLOCK_FAILED]),
-		LOAD(&lc->events[LOCK_TIMED_OUT]));
+		LOAD(&lc->events[LOCK_TIMED_OUT]), LOAD(&lc->events[LOCK_BUSY]));
 }

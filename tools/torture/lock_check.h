@@ -28,12 +28,22 @@ struct lock_ops {
 	void (*write_unlock)(struct torture_thread *t, void *lock);
 	/* Optional: turns the caller's write hold into a read hold. */
 	void (*downgrade)(struct torture_thread *t, void *lock);
+	/* Optional: releases what the lock allocated, before it is freed. */
+	void (*destroy)(void *lock);
+	/*
+	 * Writers of a read-mostly lock rest up to this long between holds,
+	 * so that readers see it idle and take their fast path.
+	 */
+	uint64_t write_gap_ns;
+	/* Writers sleep up to this long inside their holds (0: they do not). */
+	uint64_t write_hold_ns;
 };
 
 /* What the lock operations report about themselves. */
 enum lock_event {
 	LOCK_TRYLOCK_FAILED,	/* a trylock failed; the caller then waited */
 	LOCK_TIMED_OUT,		/* a timed acquire timed out; likewise */
+	LOCK_BUSY,		/* freeze: found frozen by another writer, retried */
 	LOCK_EVENTS
 };
 
@@ -42,6 +52,7 @@ void *lock_check_setup(struct torture_run *run, const struct lock_ops *ops, size
 void lock_check_note(struct torture_thread *t, enum lock_event event);
 
 /* The struct torture_type operations the lock types share. */
+uint64_t lock_check_grace_periods(struct torture_run *run);
 void lock_check_read(struct torture_thread *t);
 void lock_check_write(struct torture_thread *t);
 void lock_check_finish(struct torture_run *run);

@@ -16,6 +16,7 @@
 #define DEFAULT_WRITERS 2
 #define DEFAULT_STALL_TIMEOUT_MS 200
 #define DEFAULT_STATUS_INTERVAL_NS (5ull * 1000000000u)
+#define DEFAULT_JOIN_TIMEOUT_NS (10ull * 1000000000u)
 
 static const struct {
 	const char *name;
@@ -35,7 +36,8 @@ static const struct {
 	  "fork() in the middle of the run; the child runs a 1 s torture of\n"
 	  "                       its own and must pass" },
 	{ "signals", TORTURE_FAULT_SIGNALS,
-	  "SIGUSR1 delivered to readers; RCU types read inside the handler" },
+	  "SIGUSR1 delivered to readers; RCU types read inside the handler,\n"
+	  "                       lock types sleep in it (a preemption at a random point)" },
 	{ "shuffle", TORTURE_FAULT_SHUFFLE, "move readers and writers between CPUs" },
 	{ "stall", TORTURE_FAULT_STALL,
 	  "an occasional long reader (RCU types); with a short stall timeout,\n"
@@ -64,6 +66,9 @@ static void usage(FILE *out)
 		"      --stall-timeout MS  the stall timeout set for the stall fault\n"
 		"                       (default %d); a long reader holds 5 times as long\n"
 		"  -i, --status-interval D  time between status lines (default 5s)\n"
+		"      --join-timeout D  how long writers, then the other threads, get to\n"
+		"                       finish once the run ends (default 10s); a thread\n"
+		"                       still running then fails the run\n"
 		"  -j, --json           print the final summary as one JSON object on stdout\n"
 		"  -x, --stop-on-violation  end the run at the first violation\n"
 		"  -l, --list           list the types and exit\n"
@@ -169,7 +174,7 @@ void torture_faults_string(unsigned faults, char *buf, unsigned len)
 
 void torture_parse_options(int argc, char **argv, struct torture_options *opt)
 {
-	enum { OPT_STALL_TIMEOUT = 256 };
+	enum { OPT_STALL_TIMEOUT = 256, OPT_JOIN_TIMEOUT };
 	static const struct option longopts[] = {
 		{ "type", required_argument, NULL, 't' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -179,6 +184,7 @@ void torture_parse_options(int argc, char **argv, struct torture_options *opt)
 		{ "faults", required_argument, NULL, 'f' },
 		{ "stall-timeout", required_argument, NULL, OPT_STALL_TIMEOUT },
 		{ "status-interval", required_argument, NULL, 'i' },
+		{ "join-timeout", required_argument, NULL, OPT_JOIN_TIMEOUT },
 		{ "json", no_argument, NULL, 'j' },
 		{ "stop-on-violation", no_argument, NULL, 'x' },
 		{ "list", no_argument, NULL, 'l' },
@@ -195,6 +201,7 @@ void torture_parse_options(int argc, char **argv, struct torture_options *opt)
 		.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
 		.stall_timeout_ms = DEFAULT_STALL_TIMEOUT_MS,
 		.status_interval_ns = DEFAULT_STATUS_INTERVAL_NS,
+		.join_timeout_ns = DEFAULT_JOIN_TIMEOUT_NS,
 	};
 	while ((c = getopt_long(argc, argv, "t:d:r:w:s:f:i:jxlh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -223,6 +230,9 @@ void torture_parse_options(int argc, char **argv, struct torture_options *opt)
 			break;
 		case 'i':
 			opt->status_interval_ns = parse_duration(optarg);
+			break;
+		case OPT_JOIN_TIMEOUT:
+			opt->join_timeout_ns = parse_duration(optarg);
 			break;
 		case 'j':
 			opt->json = true;

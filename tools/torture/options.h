@@ -27,6 +27,7 @@ struct torture_options {
 	unsigned faults_excluded;	/* --faults -NAME */
 	uint64_t stall_timeout_ms;
 	uint64_t status_interval_ns;
+	uint64_t join_timeout_ns;	/* how long threads get to finish */
 	bool json;
 	bool stop_on_violation;
 	bool quiet;			/* no status lines or summary (fork child) */

@@ -13,8 +13,6 @@
 #include "report.h"
 #include "torture.h"
 
-/* How long threads get to finish once the run stops (long holds end early). */
-#define JOIN_GRACE_NS (10ull * 1000000000u)
 /* The main thread checks for an early stop at least this often. */
 #define POLL_NS 50000000ull
 
@@ -64,12 +62,18 @@ static void *worker_main(void *arg)
 	pthread_setname_np(pthread_self(), t->name);
 	if (type->thread_start)
 		type->thread_start(t);
-	/* Read by this thread's own signal handler only: no fence needed. */
-	QUIESCE_STORE(&t->signal_ready, t->role == TORTURE_READER && type->signal_read);
-	while (!torture_stopping(run)) {
-		if (t->role == TORTURE_WRITER)
+	/*
+	 * Read by this thread's own signal handler only: no fence needed.  The
+	 * handler reads (signal_read) or, where holders may sleep, sleeps.
+	 */
+	QUIESCE_STORE(&t->signal_ready,
+		      t->role == TORTURE_READER &&
+			      (type->signal_read || (type->faults & TORTURE_FAULT_SLEEP)));
+	if (t->role == TORTURE_WRITER) {
+		while (!QUIESCE_LOAD(&run->writers_stop))
 			type->write(t);
-		else
+	} else {
+		while (!torture_stopping(run))
 			type->read(t);
 	}
 	QUIESCE_STORE(&t->signal_ready, false);
@@ -104,11 +108,17 @@ static void join_thread(struct torture_thread *t, const struct timespec *deadlin
 
 static struct timespec join_deadline(const struct torture_run *run)
 {
+	uint64_t ns = run->opt->join_timeout_ns;
 	struct timespec ts;
 
-	/* pthread_timedjoin_np() takes CLOCK_REALTIME. */
+	/* pthread_timedjoin_np() takes CLOCK_REALTIME.  Long holds end early. */
 	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)(JOIN_GRACE_NS / 1000000000u);
+	ts.tv_sec += (time_t)(ns / 1000000000u);
+	ts.tv_nsec += (long)(ns % 1000000000u);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
 	return ts;
 }
 
@@ -119,7 +129,7 @@ static void wait_for_end(struct torture_run *run)
 	uint64_t end = run->start_ns + opt->duration_ns;
 	uint64_t next_status = run->start_ns + opt->status_interval_ns;
 
-	while (!torture_stopping(run)) {
+	while (!QUIESCE_LOAD(&run->end_early)) {
 		uint64_t now = torture_now_ns(), wake = end < next_status ? end : next_status;
 
 		if (now >= end)
@@ -132,7 +142,6 @@ static void wait_for_end(struct torture_run *run)
 		}
 		torture_sleep_ns(wake - now < POLL_NS ? wake - now : POLL_NS);
 	}
-	QUIESCE_STORE(&run->stop, true);
 }
 
 int torture_main(const struct torture_options *opt, const struct torture_type *type)
@@ -181,14 +190,20 @@ int torture_main(const struct torture_options *opt, const struct torture_type *t
 	wait_for_end(run);
 	elapsed = torture_now_ns() - run->start_ns;
 
-	/* Injectors first: the signals fault must not target a joined reader. */
+	/*
+	 * Writers first, while readers still run; then the injectors, as the
+	 * signals fault must not target a joined reader; then the readers.
+	 */
 	deadline = join_deadline(run);
+	QUIESCE_STORE(&run->writers_stop, true);
+	for (unsigned i = 0; i < opt->writers; i++)
+		join_thread(&run->writers[i], &deadline);
+	deadline = join_deadline(run);
+	QUIESCE_STORE(&run->stop, true);
 	for (unsigned i = 0; i < nfault; i++)
 		join_thread(&fault[i], &deadline);
 	for (unsigned i = 0; i < opt->readers; i++)
 		join_thread(&run->readers[i], &deadline);
-	for (unsigned i = 0; i < opt->writers; i++)
-		join_thread(&run->writers[i], &deadline);
 	if (!run->unfinished && type->finish)
 		type->finish(run);
 

@@ -1,8 +1,11 @@
 /*
- * signals.c - the signals fault: SIGUSR1 to random readers, whose handler
- * runs a read-side operation of its own where the type allows one (RCU
+ * signals.c - the signals fault: SIGUSR1 to random readers.  Where the type
+ * allows one, the handler runs a read-side operation of its own (RCU
  * read-side sections nest, and may be entered from a signal handler).
- * Sleeping holders see their sleeps cut short and must resume them.
+ * Where holders may sleep, it sleeps briefly instead: the reader stops at
+ * a random point of its fast path, as preemption would stop it, but far
+ * more often.  Sleeping holders see their sleeps cut short and must resume
+ * them.
  */
 #include <errno.h>
 #include <signal.h>
@@ -12,8 +15,10 @@
 #include "faults.h"
 #include "torture.h"
 
-#define SIGNAL_GAP_NS_MIN 100000u
-#define SIGNAL_GAP_NS_SPAN 900000u
+#define SIGNAL_GAP_NS_MIN 50000u
+#define SIGNAL_GAP_NS_SPAN 450000u
+#define PREEMPT_NS_MIN 20000u
+#define PREEMPT_NS_SPAN 180000u
 
 static void on_signal(int sig)
 {
@@ -22,8 +27,16 @@ static void on_signal(int sig)
 
 	/* signal_ready is written by this very thread: a plain load will do. */
 	if (t && QUIESCE_LOAD(&t->signal_ready)) {
-		t->run->type->signal_read(t);
-		QUIESCE_STORE(&t->signal_ops, t->signal_ops + 1);
+		const struct torture_type *type = t->run->type;
+		uint64_t n = t->signal_ops + 1;
+
+		QUIESCE_STORE(&t->signal_ops, n);
+		if (type->signal_read)
+			type->signal_read(t);
+		else
+			/* The thread's random state belongs to the interrupted code. */
+			torture_sleep_ns(PREEMPT_NS_MIN + (n * 0x9e3779b97f4a7c15ULL >> 40) %
+								  PREEMPT_NS_SPAN);
 	}
 	errno = saved_errno;
 }

@@ -90,7 +90,9 @@ struct torture_run {
 	const struct torture_options *opt;
 	const struct torture_type *type;
 	void *state;			/* the type's shared state */
-	bool stop;			/* set once, when the run ends */
+	bool end_early;			/* a violation under --stop-on-violation */
+	bool writers_stop;		/* the end, for writers: they stop first */
+	bool stop;			/* the end, for every other thread */
 	uint64_t start_ns;
 	struct torture_thread *readers, *writers;
 	uint64_t violations[TV_KINDS];
@@ -109,7 +111,11 @@ extern __thread struct torture_thread *torture_self;
 /* Monotonic time. */
 uint64_t torture_now_ns(void);
 
-/* True once the run should end; threads poll it between operations. */
+/*
+ * True once the run should end; threads poll it between operations.
+ * Writers poll writers_stop, which comes first: a broken primitive may
+ * leave a writer waiting for readers that only running readers wake.
+ */
 static inline bool torture_stopping(const struct torture_run *run)
 {
 	return QUIESCE_LOAD(&run->stop);

@@ -17,6 +17,8 @@ static const struct torture_type *const types[] = {
 	&torture_type_rcu_poll,
 	&torture_type_call_rcu,
 	&torture_type_rwsem,
+	&torture_type_percpu_rwsem,
+	&torture_type_freeze,
 };
 
 const struct torture_type *torture_type_find(const char *name, bool *busted)

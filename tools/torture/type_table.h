@@ -22,5 +22,10 @@ extern const struct torture_type torture_type_rcu_expedited;
 extern const struct torture_type torture_type_rcu_poll;
 extern const struct torture_type torture_type_call_rcu;
 extern const struct torture_type torture_type_rwsem;
+extern const struct torture_type torture_type_percpu_rwsem;
+extern const struct torture_type torture_type_freeze;
+
+/* Shared by the types built on rcu_sync (type_percpu_rwsem.c). */
+void torture_rcu_sync_set_busted(bool on);
 
 #endif

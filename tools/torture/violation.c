@@ -41,7 +41,7 @@ void torture_violation(struct torture_run *run, enum torture_violation_kind kind
 
 	__atomic_fetch_add(&run->violations[kind], 1, __ATOMIC_RELAXED);
 	if (run->opt->stop_on_violation)
-		QUIESCE_STORE(&run->stop, true);
+		QUIESCE_STORE(&run->end_early, true);
 	if (seen > MESSAGES_MAX)
 		return;
 	if (seen == MESSAGES_MAX) {
