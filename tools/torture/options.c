@@ -64,7 +64,7 @@ static void usage(FILE *out)
 		"                       fault the type supports, '-NAME' to leave one out\n"
 		"                       (all,-fork); default: none\n"
 		"      --stall-timeout MS  the stall timeout set for the stall fault\n"
-		"                       (default %d); a long reader holds 5 times as long\n"
+		"                       (default %d); a long reader holds 8 times as long\n"
 		"  -i, --status-interval D  time between status lines (default 5s)\n"
 		"      --join-timeout D  how long writers, then the other threads, get to\n"
 		"                       finish once the run ends (default 10s); a thread\n"

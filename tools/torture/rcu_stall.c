@@ -20,9 +20,10 @@
 /*
  * Time a grace period needs from its flip to its first warning: the
  * timeout, plus its capped sleep (one more timeout) before it looks, plus
- * one more for a starved grace-period thread on an overloaded machine.
+ * three more for a grace-period thread starved on an overloaded machine
+ * (a 2-CPU machine running other jobs beside a run took 800 ms and more).
  */
-#define WARNING_TIMEOUTS 3
+#define WARNING_TIMEOUTS 5
 
 /* The stall fault's state; one run at a time uses it. */
 static struct {

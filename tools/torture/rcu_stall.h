@@ -12,7 +12,7 @@ struct torture_run;
 struct torture_thread;
 
 /* A long reader holds this many stall timeouts. */
-#define RCU_LONG_READ_TIMEOUTS 5
+#define RCU_LONG_READ_TIMEOUTS 8
 
 /* Sets the short stall timeout and the counting handler, and undoes it. */
 void rcu_stall_setup(struct torture_run *run);
