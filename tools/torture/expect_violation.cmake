@@ -1,0 +1,17 @@
+# Runs quiesce-torture on a busted type and passes only when the tool
+# failed (non-zero exit) AND said why: a violation, or threads that a broken
+# primitive left stuck.  A busted primitive the checker misses, or a run
+# that dies for another reason, fails the test.
+#   cmake -DTOOL=<quiesce-torture> -DTYPE=<type>-busted -DDURATION=10s
+#         -DFAULTS=delay -P expect_violation.cmake
+execute_process(
+  COMMAND ${TOOL} --type ${TYPE} --duration ${DURATION} --faults ${FAULTS}
+    --stop-on-violation --join-timeout 2s
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(rc EQUAL 0)
+  message(FATAL_ERROR "${TYPE} passed: the checker missed a deliberately broken primitive")
+endif()
+if(NOT "${out}${err}" MATCHES "violation \\(|did not finish")
+  message(FATAL_ERROR "${TYPE} failed (${rc}) without reporting a violation")
+endif()

@@ -1,0 +1,115 @@
+/*
+ * rcu_stall.c - the stall fault: one reader at a time holds its section
+ * for RCU_LONG_READ_TIMEOUTS stall timeouts.  A grace period that flips
+ * the phase while it holds must wait for it, and after one timeout it
+ * must warn, naming the reader.  The check watches for that flip rather
+ * than assuming one: a normal grace period's heavy barrier is the kernel's
+ * own grace period, which on a loaded machine can take seconds, and no
+ * reader is waited for (or warned about) before it returns.
+ */
+#include "rcu_stall.h"
+
+#include <sched.h>
+
+#include <quiesce/rcu.h>
+
+#include "torture.h"
+
+/* The pause between two long reads. */
+#define LONG_READ_GAP_NS 300000000ull
+/*
+ * Time a grace period needs from its flip to its first warning: the
+ * timeout, plus its capped sleep (one more timeout) before it looks, plus
+ * three more for a grace-period thread starved on an overloaded machine
+ * (a 2-CPU machine running other jobs beside a run took 800 ms and more).
+ */
+#define WARNING_TIMEOUTS 5
+
+/* The stall fault's state; one run at a time uses it. */
+static struct {
+	uint64_t next_ns;	/* when the next long read may start */
+	int tid;		/* the long reader now holding, or 0 */
+	bool warned;		/* a stall warning named it */
+} long_read;
+
+static void stall_seen(const struct quiesce_rcu_stall *stall)
+{
+	struct torture_run *run = QUIESCE_LOAD(&torture_active_run);
+
+	__atomic_fetch_add(&run->stall_warnings, 1, __ATOMIC_RELAXED);
+	if (stall->tid == QUIESCE_LOAD(&long_read.tid))
+		QUIESCE_STORE(&long_read.warned, true);
+}
+
+void rcu_stall_setup(struct torture_run *run)
+{
+	if (!(run->opt->faults & TORTURE_FAULT_STALL))
+		return;
+	long_read.next_ns = run->start_ns + LONG_READ_GAP_NS;
+	long_read.tid = 0;
+	quiesce_rcu_set_stall_timeout_ms(run->opt->stall_timeout_ms);
+	quiesce_rcu_set_stall_handler(stall_seen);
+}
+
+void rcu_stall_teardown(struct torture_run *run)
+{
+	if (!(run->opt->faults & TORTURE_FAULT_STALL))
+		return;
+	quiesce_rcu_set_stall_handler(NULL);
+	quiesce_rcu_set_stall_timeout_ms(0);
+}
+
+static uint64_t timeout_ns(const struct torture_run *run)
+{
+	return run->opt->stall_timeout_ms * 1000000u;
+}
+
+bool rcu_long_read_due(struct torture_thread *t)
+{
+	struct torture_run *run = t->run;
+	uint64_t now, next;
+
+	if (!(run->opt->faults & TORTURE_FAULT_STALL) || !torture_one_in(t, 512))
+		return false;
+	now = torture_now_ns();
+	next = QUIESCE_LOAD(&long_read.next_ns);
+	if (now < next)
+		return false;
+	/* One long reader at a time: the one that moves the next slot on. */
+	return __atomic_compare_exchange_n(&long_read.next_ns, &next,
+					   now + timeout_ns(run) * RCU_LONG_READ_TIMEOUTS +
+						   LONG_READ_GAP_NS,
+					   false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+static unsigned long phase_of(unsigned long ctr)
+{
+	return ctr & ~QUIESCE_RCU_NEST_MASK;
+}
+
+void rcu_long_read_hold(struct torture_thread *t)
+{
+	struct torture_run *run = t->run;
+	uint64_t now, flipped = 0, end = torture_now_ns() + timeout_ns(run) * RCU_LONG_READ_TIMEOUTS;
+	unsigned long entered = phase_of(quiesce_rcu_reader_self.ctr);
+
+	QUIESCE_STORE(&long_read.warned, false);
+	QUIESCE_STORE(&long_read.tid, t->tid);
+	while ((now = torture_now_ns()) < end && !torture_stopping(run)) {
+		/* The engine flips the phase just before it scans for readers. */
+		if (!flipped && phase_of(QUIESCE_LOAD(&quiesce_rcu_gp_word.ctr)) != entered)
+			flipped = now;
+		sched_yield();
+	}
+	QUIESCE_STORE(&long_read.tid, 0);
+	if (now < end)
+		return;
+	__atomic_fetch_add(&run->long_reads, 1, __ATOMIC_RELAXED);
+	if (!flipped || end - flipped <= timeout_ns(run) * WARNING_TIMEOUTS)
+		return;
+	__atomic_fetch_add(&run->long_reads_checked, 1, __ATOMIC_RELAXED);
+	if (!QUIESCE_LOAD(&long_read.warned))
+		torture_violation(run, TV_STALL_MISSING,
+				  "a grace period waited %llu ms for %s; no stall warning named it",
+				  (unsigned long long)(end - flipped) / 1000000u, t->name);
+}

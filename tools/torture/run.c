@@ -1,0 +1,226 @@
+/*
+ * run.c - one torture run: start the threads, print status while they
+ * work, stop them, make sure every one finished, and judge the result.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "faults.h"
+#include "report.h"
+#include "torture.h"
+
+/* The main thread checks for an early stop at least this often. */
+#define POLL_NS 50000000ull
+
+struct torture_run *torture_active_run;
+__thread struct torture_thread *torture_self;
+
+static const struct {
+	unsigned fault;
+	const char *name;
+	void *(*fn)(void *);
+} fault_threads[] = {
+	{ TORTURE_FAULT_CHURN, "tt-churn", torture_churn_main },
+	{ TORTURE_FAULT_FORK, "tt-fork", torture_fork_main },
+	{ TORTURE_FAULT_SIGNALS, "tt-signals", torture_signals_main },
+	{ TORTURE_FAULT_SHUFFLE, "tt-shuffle", torture_shuffle_main },
+};
+#define FAULT_THREADS (sizeof(fault_threads) / sizeof(fault_threads[0]))
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+void torture_thread_init(struct torture_thread *t, struct torture_run *run,
+			 enum torture_role role, unsigned id, const char *name)
+{
+	memset(t, 0, sizeof(*t));
+	t->run = run;
+	t->role = role;
+	t->id = id;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->rng = splitmix64(run->opt->seed ^ ((uint64_t)role << 32 | id)) | 1;
+}
+
+/* Readers and writers: the type's operation, over and over. */
+static void *worker_main(void *arg)
+{
+	struct torture_thread *t = arg;
+	struct torture_run *run = t->run;
+	const struct torture_type *type = run->type;
+
+	torture_self = t;
+	t->tid = (int)syscall(SYS_gettid);
+	pthread_setname_np(pthread_self(), t->name);
+	if (type->thread_start)
+		type->thread_start(t);
+	/*
+	 * Read by this thread's own signal handler only: no fence needed.  The
+	 * handler reads (signal_read) or, where holders may sleep, sleeps.
+	 */
+	QUIESCE_STORE(&t->signal_ready,
+		      t->role == TORTURE_READER &&
+			      (type->signal_read || (type->faults & TORTURE_FAULT_SLEEP)));
+	if (t->role == TORTURE_WRITER) {
+		while (!QUIESCE_LOAD(&run->writers_stop))
+			type->write(t);
+	} else {
+		while (!torture_stopping(run))
+			type->read(t);
+	}
+	QUIESCE_STORE(&t->signal_ready, false);
+	if (type->thread_stop)
+		type->thread_stop(t, true);
+	return NULL;
+}
+
+static void start_thread(struct torture_thread *t, void *(*fn)(void *))
+{
+	int err = pthread_create(&t->thread, NULL, fn, t);
+
+	if (err) {
+		fprintf(stderr, "quiesce-torture: cannot start thread %s: %s\n", t->name,
+			strerror(err));
+		exit(1);
+	}
+}
+
+static void join_thread(struct torture_thread *t, const struct timespec *deadline)
+{
+	int err = pthread_timedjoin_np(t->thread, NULL, deadline);
+
+	if (!err) {
+		t->finished = true;
+		return;
+	}
+	fprintf(stderr, "quiesce-torture: thread %s did not finish: %s\n", t->name,
+		err == ETIMEDOUT ? "still running at the deadline" : strerror(err));
+	t->run->unfinished++;
+}
+
+static struct timespec join_deadline(const struct torture_run *run)
+{
+	uint64_t ns = run->opt->join_timeout_ns;
+	struct timespec ts;
+
+	/* pthread_timedjoin_np() takes CLOCK_REALTIME.  Long holds end early. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(ns / 1000000000u);
+	ts.tv_nsec += (long)(ns % 1000000000u);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+/* Sleeps until the end of the run, printing status lines on the way. */
+static void wait_for_end(struct torture_run *run)
+{
+	const struct torture_options *opt = run->opt;
+	uint64_t end = run->start_ns + opt->duration_ns;
+	uint64_t next_status = run->start_ns + opt->status_interval_ns;
+
+	while (!QUIESCE_LOAD(&run->end_early)) {
+		uint64_t now = torture_now_ns(), wake = end < next_status ? end : next_status;
+
+		if (now >= end)
+			break;
+		if (now >= next_status) {
+			if (!opt->quiet)
+				torture_report_status(run);
+			next_status += opt->status_interval_ns;
+			continue;
+		}
+		torture_sleep_ns(wake - now < POLL_NS ? wake - now : POLL_NS);
+	}
+}
+
+int torture_main(const struct torture_options *opt, const struct torture_type *type)
+{
+	struct torture_run *run = calloc(1, sizeof(*run));
+	struct torture_thread fault[FAULT_THREADS];
+	unsigned nfault = 0;
+	struct timespec deadline;
+	uint64_t elapsed;
+	bool passed;
+
+	run->opt = opt;
+	run->type = type;
+	run->readers = aligned_alloc(QUIESCE_CACHELINE, opt->readers * sizeof(*run->readers));
+	run->writers = aligned_alloc(QUIESCE_CACHELINE, opt->writers * sizeof(*run->writers));
+	QUIESCE_STORE(&torture_active_run, run);
+	run->start_ns = torture_now_ns();
+	if (type->set_busted)
+		type->set_busted(opt->busted);
+	if (type->setup)
+		type->setup(run);
+	if (opt->faults & TORTURE_FAULT_SIGNALS)
+		torture_signals_install();
+
+	for (unsigned i = 0; i < opt->readers; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "tt-reader-%u", i % 1024);
+		torture_thread_init(&run->readers[i], run, TORTURE_READER, i, name);
+		start_thread(&run->readers[i], worker_main);
+	}
+	for (unsigned i = 0; i < opt->writers; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "tt-writer-%u", i % 1024);
+		torture_thread_init(&run->writers[i], run, TORTURE_WRITER, i, name);
+		start_thread(&run->writers[i], worker_main);
+	}
+	for (unsigned i = 0; i < FAULT_THREADS; i++) {
+		if (!(opt->faults & fault_threads[i].fault))
+			continue;
+		torture_thread_init(&fault[nfault], run, TORTURE_FAULT, i, fault_threads[i].name);
+		start_thread(&fault[nfault++], fault_threads[i].fn);
+	}
+
+	wait_for_end(run);
+	elapsed = torture_now_ns() - run->start_ns;
+
+	/*
+	 * Writers first, while readers still run; then the injectors, as the
+	 * signals fault must not target a joined reader; then the readers.
+	 */
+	deadline = join_deadline(run);
+	QUIESCE_STORE(&run->writers_stop, true);
+	for (unsigned i = 0; i < opt->writers; i++)
+		join_thread(&run->writers[i], &deadline);
+	deadline = join_deadline(run);
+	QUIESCE_STORE(&run->stop, true);
+	for (unsigned i = 0; i < nfault; i++)
+		join_thread(&fault[i], &deadline);
+	for (unsigned i = 0; i < opt->readers; i++)
+		join_thread(&run->readers[i], &deadline);
+	if (!run->unfinished && type->finish)
+		type->finish(run);
+
+	passed = !torture_violations(run) && !run->unfinished;
+	if (!opt->quiet)
+		torture_report_summary(run, elapsed, passed);
+	if (type->set_busted)
+		type->set_busted(false);
+	if (run->unfinished) {
+		/* Threads still run: no exit handlers, no freeing under them. */
+		fflush(NULL);
+		_exit(1);
+	}
+	QUIESCE_STORE(&torture_active_run, NULL);
+	free(run->state);
+	free(run->readers);
+	free(run->writers);
+	free(run);
+	return passed ? 0 : 1;
+}

@@ -1,0 +1,46 @@
+/*
+ * shuffle.c - the affinity fault: moves readers and writers to random
+ * subsets of the CPUs this process may use, so that a thread migrates in
+ * the middle of a section and caches and CPU sets keep changing.
+ */
+#include <sched.h>
+
+#include "faults.h"
+#include "torture.h"
+
+#define SHUFFLE_GAP_NS_MIN 5000000u
+#define SHUFFLE_GAP_NS_SPAN 45000000u
+
+static void random_subset(struct torture_thread *self, const cpu_set_t *allowed, cpu_set_t *out)
+{
+	do {
+		CPU_ZERO(out);
+		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+			if (CPU_ISSET(cpu, allowed) && (torture_random(self) & 1))
+				CPU_SET(cpu, out);
+	} while (!CPU_COUNT(out));
+}
+
+void *torture_shuffle_main(void *arg)
+{
+	struct torture_thread *self = arg;
+	struct torture_run *run = self->run;
+	unsigned n = run->opt->readers + run->opt->writers;
+	cpu_set_t allowed, set;
+
+	pthread_setname_np(pthread_self(), self->name);
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		return NULL;
+	while (!torture_stopping(run)) {
+		unsigned i = (unsigned)(torture_random(self) % n);
+		struct torture_thread *t = i < run->opt->readers ? &run->readers[i]
+								 : &run->writers[i - run->opt->readers];
+
+		random_subset(self, &allowed, &set);
+		/* Workers are joined only after this thread: the target lives. */
+		if (!pthread_setaffinity_np(t->thread, sizeof(set), &set))
+			__atomic_fetch_add(&run->shuffles, 1, __ATOMIC_RELAXED);
+		torture_sleep_ns(SHUFFLE_GAP_NS_MIN + torture_random(self) % SHUFFLE_GAP_NS_SPAN);
+	}
+	return NULL;
+}

@@ -1,0 +1,134 @@
+/*
+ * type_call_rcu.c - the call-rcu torture type, as rcutorture's deferred
+ * free: a writer removes an element and hands it to call_rcu(); each
+ * callback ages it by one grace period and queues it again until it reaches
+ * RCU_PIPE_LEN, so the pipeline-age check of the RCU types applies as is.
+ * Writers now and then call rcu_barrier() and check that every callback
+ * they queued before it has run; at the end, every element must have come
+ * through.  Evicted elements are freed with free_rcu().  Busted, callbacks
+ * run without waiting for a grace period.
+ */
+#include <quiesce/rcu.h>
+
+#include "call_rcu.h"
+#include "rcu_pipeline.h"
+#include "torture.h"
+
+#define RCU_FAULTS (TORTURE_FAULT_DELAY | TORTURE_FAULT_CHURN | TORTURE_FAULT_FORK | \
+		    TORTURE_FAULT_SIGNALS | TORTURE_FAULT_SHUFFLE | TORTURE_FAULT_STALL)
+/* One writer operation in this many ends with an rcu_barrier() check. */
+#define BARRIER_EVERY 64
+
+static void set_busted(bool on)
+{
+	QUIESCE_STORE(&quiesce_test_busted_call_rcu, on);
+}
+
+static void setup(struct torture_run *run)
+{
+	rcu_pipeline_setup(run, NULL);
+}
+
+static void thread_start(struct torture_thread *t)
+{
+	rcu_pipeline_thread_start(t);
+	if (t->role == TORTURE_WRITER)
+		((struct rcu_writer *)t->priv)->free_rcu = true;
+}
+
+/* Runs on the library's callback thread, one callback at a time. */
+static void elem_callback(struct rcu_head *head)
+{
+	struct rcu_elem *e = container_of(head, struct rcu_elem, head);
+	struct rcu_writer *w = e->owner;
+	struct rcu_pipeline *p = w->run->state;
+
+	if (!e->queued) {
+		torture_violation(w->run, TV_CALLBACK, "the callback of %#lx ran twice", e->seq);
+		return;
+	}
+	e->queued = false;
+	/* Read by the writer after rcu_barrier(), which orders it. */
+	if (e->age == 1)
+		__atomic_fetch_add(&w->first_invoked, 1, __ATOMIC_RELAXED);
+	if (rcu_pipeline_age(w, e)) {
+		__atomic_fetch_sub(&p->in_flight, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	e->queued = true;
+	call_rcu(&e->head, elem_callback);
+}
+
+static void write_deferred(struct torture_thread *t)
+{
+	struct rcu_pipeline *p = t->run->state;
+	struct rcu_writer *w = t->priv;
+	struct rcu_elem *old = rcu_pipeline_replace(t);
+
+	old->owner = w;
+	old->queued = true;
+	__atomic_fetch_add(&p->in_flight, 1, __ATOMIC_RELAXED);
+	w->first_queued++;
+	call_rcu(&old->head, elem_callback);
+	if (torture_one_in(t, BARRIER_EVERY)) {
+		uint64_t invoked;
+
+		rcu_barrier();
+		invoked = __atomic_load_n(&w->first_invoked, __ATOMIC_RELAXED);
+		if (invoked < w->first_queued)
+			torture_violation(t->run, TV_CALLBACK,
+					  "%s: rcu_barrier() returned with %llu of its callbacks not run",
+					  t->name, (unsigned long long)(w->first_queued - invoked));
+	}
+	torture_count_op(t);
+	torture_writer_pause(t);
+}
+
+static void finish(struct torture_run *run)
+{
+	struct rcu_pipeline *p = run->state;
+	long lost;
+
+	/* Each barrier lets every element take at least one step. */
+	for (int i = 0; i <= RCU_PIPE_LEN && __atomic_load_n(&p->in_flight, __ATOMIC_RELAXED); i++)
+		rcu_barrier();
+	/* And one more for the free_rcu() calls of the last steps. */
+	rcu_barrier();
+	lost = __atomic_load_n(&p->in_flight, __ATOMIC_RELAXED);
+	if (lost)
+		torture_violation(run, TV_CALLBACK,
+				  "%ld elements still wait for callbacks after %d rcu_barrier() calls",
+				  lost, RCU_PIPE_LEN + 2);
+	else
+		rcu_pipeline_finish(run);
+}
+
+static void report(struct torture_run *run, FILE *out, bool json)
+{
+	struct quiesce_rcu_stats stats;
+
+	rcu_pipeline_report(run, out, json);
+	quiesce_rcu_get_stats(&stats);
+	fprintf(out,
+		json ? ",\"cb_invoked\":%llu,\"cb_batches\":%llu,\"cb_expedited\":%llu,"
+		       "\"cb_throttled\":%llu"
+		     : "  callbacks run %llu in %llu batches (%llu expedited), throttled calls %llu\n",
+		(unsigned long long)stats.cb_invoked, (unsigned long long)stats.cb_batches,
+		(unsigned long long)stats.cb_expedited, (unsigned long long)stats.cb_throttled);
+}
+
+const struct torture_type torture_type_call_rcu = {
+	.name = "call-rcu",
+	.doc = "RCU readers, writers retiring elements through call_rcu() callbacks",
+	.faults = RCU_FAULTS,
+	.set_busted = set_busted,
+	.setup = setup,
+	.thread_start = thread_start,
+	.thread_stop = rcu_pipeline_thread_stop,
+	.read = rcu_pipeline_read,
+	.write = write_deferred,
+	.signal_read = rcu_pipeline_signal_read,
+	.grace_periods = rcu_pipeline_grace_periods,
+	.finish = finish,
+	.report = report,
+};
