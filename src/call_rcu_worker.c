@@ -293,7 +293,7 @@ static void forbid(const char *call)
  * Asks for a harvest that starts after this call and waits until it has run
  * (or until deadline_ns, when not 0).  Returns whether it has.
  */
-static bool wait_for_harvest(uint64_t deadline_ns, bool throttled)
+static bool wait_for_harvest(uint64_t deadline_ns)
 {
 	unsigned long target;
 	bool done;
@@ -304,8 +304,6 @@ static bool wait_for_harvest(uint64_t deadline_ns, bool throttled)
 	if ((long)(target - harvest_wanted) > 0)
 		__atomic_store_n(&harvest_wanted, target, __ATOMIC_SEQ_CST);
 	waiters++;
-	/* Relaxed atomic: should_expedite() reads it without the lock. */
-	__atomic_fetch_add(&throttled_waiters, throttled, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&cb_lock);
 
 	if (__atomic_load_n(&quiesce_cb_worker_state, __ATOMIC_SEQ_CST) !=
@@ -329,7 +327,6 @@ static bool wait_for_harvest(uint64_t deadline_ns, bool throttled)
 		pthread_cond_timedwait(&cb_progress, &cb_lock, &ts);
 	}
 	waiters--;
-	__atomic_fetch_sub(&throttled_waiters, throttled, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&cb_lock);
 	return done;
 }
@@ -339,16 +336,45 @@ void quiesce_rcu_barrier(void)
 	forbid("rcu_barrier");
 	if (!quiesce_cb_ever_used())
 		return;
-	wait_for_harvest(0, false);
+	wait_for_harvest(0);
 }
 
+/*
+ * A throttled caller waits until the backlog has fallen to half the mark,
+ * not until everything queued before it has run: it resumes queueing while
+ * the callback thread works through the rest, so the two overlap.
+ */
 void quiesce_cb_throttle(void)
 {
+	uint64_t deadline_ns = quiesce_now_ns() + QUIESCE_CB_THROTTLE_MAX_WAIT_NS;
+	struct timespec ts = { (time_t)(deadline_ns / 1000000000u),
+			       (long)(deadline_ns % 1000000000u) };
+
 	if (on_worker || quiesce_rcu_read_ongoing() ||
 	    QUIESCE_LOAD(&quiesce_cb_worker_state) == QUIESCE_CB_WORKER_GONE)
 		return;
 	__atomic_fetch_add(&stats.throttled, 1, __ATOMIC_RELAXED);
-	wait_for_harvest(quiesce_now_ns() + QUIESCE_CB_THROTTLE_MAX_WAIT_NS, true);
+	pthread_mutex_lock(&cb_lock);
+	waiters++;
+	/* Relaxed atomic: should_expedite() reads it without the lock. */
+	__atomic_fetch_add(&throttled_waiters, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&cb_lock);
+	if (__atomic_load_n(&quiesce_cb_worker_state, __ATOMIC_SEQ_CST) !=
+	    QUIESCE_CB_WORKER_RUNNING)
+		quiesce_cb_wake_worker();
+
+	pthread_mutex_lock(&cb_lock);
+	/*
+	 * Woken by publish_progress() after each batch, which takes cb_lock
+	 * after lowering the backlog; or by the deadline.
+	 */
+	while (QUIESCE_LOAD(&quiesce_cb_backlog) > QUIESCE_CB_THROTTLE_BACKLOG / 2 &&
+	       QUIESCE_LOAD(&quiesce_cb_worker_state) != QUIESCE_CB_WORKER_GONE &&
+	       quiesce_now_ns() < deadline_ns)
+		pthread_cond_timedwait(&cb_progress, &cb_lock, &ts);
+	waiters--;
+	__atomic_fetch_sub(&throttled_waiters, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&cb_lock);
 }
 
 /*
@@ -420,7 +446,7 @@ static void call_rcu_at_exit(void)
 		pthread_mutex_unlock(&start_lock);
 		return;
 	}
-	if (may_wait && !wait_for_harvest(deadline, false))
+	if (may_wait && !wait_for_harvest(deadline))
 		quiesce_warn("exit: RCU callbacks still pending after %u ms (a reader holds "
 			     "the grace period up?); they will not run",
 			     QUIESCE_CB_EXIT_WAIT_NS / 1000000u);
