@@ -104,7 +104,7 @@ static void run_seed_mount(const struct qb_options *opt)
 		snprintf(subject, sizeof(subject), "%s, burst", modes[m]);
 		qb_record(EXP, subject, "1000 writers", "ms", burst, opt->repetitions);
 		/* What the burst would cost with a grace period each: 1000 x us = ms. */
-		snprintf(subject, sizeof(subject), "%s, one each", modes[m]);
+		snprintf(subject, sizeof(subject), "%s, one each (1000 x idle writer)", modes[m]);
 		qb_record(EXP, subject, "1000 writers", "ms", lat, opt->repetitions);
 	}
 	rcu_set_normal(false);
@@ -119,7 +119,7 @@ static void run_seed_mount(const struct qb_options *opt)
 		char burst[64], each[64];
 
 		snprintf(burst, sizeof(burst), "%s, burst", modes[m]);
-		snprintf(each, sizeof(each), "%s, one each", modes[m]);
+		snprintf(each, sizeof(each), "%s, one each (1000 x idle writer)", modes[m]);
 		qb_ratio(EXP, "1000 writers", burst, each, "<= 0.1");
 	}
 	qb_seed_result(&(struct qb_seed_row){
