@@ -170,3 +170,39 @@ void check_preempt_stop(void)
 	atomic_store(&preempt.stop, true);
 	pthread_join(preempt.injector, NULL);
 }
+
+void check_quarantine(void *p, size_t poison_len)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static void *ring[CHECK_QUARANTINE];
+	static unsigned next;
+	void *evicted;
+
+	check_poison(p, poison_len);
+	pthread_mutex_lock(&lock);
+	evicted = ring[next];
+	ring[next] = p;
+	next = (next + 1) % CHECK_QUARANTINE;
+	pthread_mutex_unlock(&lock);
+	free(evicted);
+}
+
+void check_run_for(unsigned ms, atomic_bool *stop, int readers, void *(*reader)(void *),
+		   int updaters, void *(*updater)(void *))
+{
+	pthread_t r[readers > 0 ? readers : 1], u[updaters > 0 ? updaters : 1];
+
+	atomic_store(stop, false);
+	for (int i = 0; i < readers; i++)
+		CHECK(pthread_create(&r[i], NULL, reader, (void *)(uintptr_t)(i + 1)) == 0,
+		      "pthread_create");
+	for (int i = 0; i < updaters; i++)
+		CHECK(pthread_create(&u[i], NULL, updater, (void *)(uintptr_t)(i + 1)) == 0,
+		      "pthread_create");
+	check_sleep_us(ms * 1000);
+	atomic_store(stop, true);
+	for (int i = 0; i < readers; i++)
+		pthread_join(r[i], NULL);
+	for (int i = 0; i < updaters; i++)
+		pthread_join(u[i], NULL);
+}

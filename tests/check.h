@@ -9,6 +9,7 @@
 #define QUIESCE_TEST_CHECK_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +56,22 @@ void check_child_detects_violation(void (*fn)(void *), void *arg);
 /* Fills freed memory so that a reader that still sees it can tell. */
 #define CHECK_POISON_BYTE 0x6b
 void check_poison(void *p, size_t len);
+
+/*
+ * Poisons the first poison_len bytes of the malloc()ed p and frees it only
+ * CHECK_QUARANTINE retirements later, so that a reader that still holds it
+ * finds the poison rather than reused memory.  Callable from any thread.
+ */
+#define CHECK_QUARANTINE 256
+void check_quarantine(void *p, size_t poison_len);
+
+/*
+ * Runs `readers` threads of reader() and `updaters` of updater(), thread i
+ * of each given (void *)(i + 1), for ms milliseconds; then sets *stop and
+ * joins them all.
+ */
+void check_run_for(unsigned ms, atomic_bool *stop, int readers, void *(*reader)(void *),
+		   int updaters, void *(*updater)(void *));
 
 /*
  * Joins t; fails the test, naming `what`, if t has not ended within ms: a

@@ -20,7 +20,6 @@
 #define LIVE 0x4c495645u
 #define PAYLOAD 6
 #define SLOTS 64
-#define QUARANTINE 512
 #define READERS 2
 #define UPDATERS 2
 
@@ -35,8 +34,6 @@ static struct elem *slots[SLOTS];
 static atomic_bool stop;
 static atomic_ulong violations, reads, retired, invoked;
 /* Touched only by callbacks, which run one at a time on the callback thread. */
-static struct elem *quarantine[QUARANTINE];
-static unsigned quarantine_next;
 
 static struct elem *new_elem(unsigned long seq)
 {
@@ -65,10 +62,7 @@ static void poison_and_quarantine(struct rcu_head *head)
 	struct elem *e = container_of(head, struct elem, rcu);
 
 	CHECK(!rcu_read_ongoing(), "a callback runs inside a read-side critical section");
-	check_poison(e, offsetof(struct elem, rcu));
-	free(quarantine[quarantine_next]);
-	quarantine[quarantine_next] = e;
-	quarantine_next = (quarantine_next + 1) % QUARANTINE;
+	check_quarantine(e, offsetof(struct elem, rcu));
 	atomic_fetch_add_explicit(&invoked, 1, memory_order_relaxed);
 }
 
@@ -149,21 +143,9 @@ static void *updater(void *arg)
 
 static unsigned long run_stress(unsigned ms)
 {
-	pthread_t r[READERS], u[UPDATERS];
-
 	for (unsigned i = 0; i < SLOTS; i++)
 		slots[i] = new_elem(i);
-	atomic_store(&stop, false);
-	for (uintptr_t i = 0; i < READERS; i++)
-		pthread_create(&r[i], NULL, reader, (void *)(i + 1));
-	for (uintptr_t i = 0; i < UPDATERS; i++)
-		pthread_create(&u[i], NULL, updater, (void *)(i + 1));
-	check_sleep_us(ms * 1000);
-	atomic_store(&stop, true);
-	for (int i = 0; i < READERS; i++)
-		pthread_join(r[i], NULL);
-	for (int i = 0; i < UPDATERS; i++)
-		pthread_join(u[i], NULL);
+	check_run_for(ms, &stop, READERS, reader, UPDATERS, updater);
 	fprintf(stderr, "%lu reads, %lu retired, %lu violations\n", atomic_load(&reads),
 		atomic_load(&retired), atomic_load(&violations));
 	return atomic_load(&violations);
@@ -198,10 +180,6 @@ int main(void)
 		(unsigned long long)s.cb_batches);
 	for (unsigned i = 0; i < SLOTS; i++)
 		free(slots[i]);
-	for (unsigned i = 0; i < QUARANTINE; i++) {
-		free(quarantine[i]);
-		quarantine[i] = NULL;
-	}
 	/*
 	 * The children below start a callback thread: stop the parent's first
 	 * (ThreadSanitizer cannot follow a thread started in a child while the

@@ -17,7 +17,6 @@
 
 #define LIVE 0x4c495645u
 #define PAYLOAD 6
-#define QUARANTINE 256
 #define READERS 3
 #define UPDATERS 2
 
@@ -30,9 +29,6 @@ struct elem {
 static struct elem *current;
 static atomic_bool stop;
 static atomic_ulong violations, reads, updates;
-static pthread_mutex_t quarantine_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct elem *quarantine[QUARANTINE];
-static unsigned quarantine_next;
 
 static struct elem *new_elem(unsigned long seq)
 {
@@ -43,19 +39,6 @@ static struct elem *new_elem(unsigned long seq)
 	for (int i = 0; i < PAYLOAD; i++)
 		e->payload[i] = seq * (unsigned long)(i + 1);
 	return e;
-}
-
-static void retire(struct elem *e)
-{
-	struct elem *evicted;
-
-	check_poison(e, sizeof(*e));
-	pthread_mutex_lock(&quarantine_lock);
-	evicted = quarantine[quarantine_next];
-	quarantine[quarantine_next] = e;
-	quarantine_next = (quarantine_next + 1) % QUARANTINE;
-	pthread_mutex_unlock(&quarantine_lock);
-	free(evicted);
 }
 
 static bool elem_intact(const struct elem *e)
@@ -105,7 +88,7 @@ static void *updater(void *arg)
 			synchronize_rcu_expedited();
 		else
 			synchronize_rcu();
-		retire(old);
+		check_quarantine(old, sizeof(*old));
 		atomic_fetch_add_explicit(&updates, 1, memory_order_relaxed);
 	}
 	return NULL;
@@ -113,20 +96,8 @@ static void *updater(void *arg)
 
 static unsigned long run_stress(unsigned ms)
 {
-	pthread_t r[READERS], u[UPDATERS];
-
 	current = new_elem(0);
-	atomic_store(&stop, false);
-	for (uintptr_t i = 0; i < READERS; i++)
-		pthread_create(&r[i], NULL, reader, (void *)(i + 1));
-	for (uintptr_t i = 0; i < UPDATERS; i++)
-		pthread_create(&u[i], NULL, updater, (void *)(i + 1));
-	check_sleep_us(ms * 1000);
-	atomic_store(&stop, true);
-	for (int i = 0; i < READERS; i++)
-		pthread_join(r[i], NULL);
-	for (int i = 0; i < UPDATERS; i++)
-		pthread_join(u[i], NULL);
+	check_run_for(ms, &stop, READERS, reader, UPDATERS, updater);
 	fprintf(stderr, "%lu reads, %lu updates, %lu violations\n", atomic_load(&reads),
 		atomic_load(&updates), atomic_load(&violations));
 	return atomic_load(&violations);

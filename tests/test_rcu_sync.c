@@ -177,20 +177,8 @@ static void *updater(void *arg)
 
 static unsigned long run_stress(unsigned ms)
 {
-	pthread_t r[READERS], u[UPDATERS];
-
 	rcu_sync_init(&gate);
-	atomic_store(&stop, false);
-	for (uintptr_t i = 0; i < READERS; i++)
-		pthread_create(&r[i], NULL, reader, NULL);
-	for (uintptr_t i = 0; i < UPDATERS; i++)
-		pthread_create(&u[i], NULL, updater, (void *)(i + 1));
-	check_sleep_us(ms * 1000);
-	atomic_store(&stop, true);
-	for (int i = 0; i < READERS; i++)
-		pthread_join(r[i], NULL);
-	for (int i = 0; i < UPDATERS; i++)
-		pthread_join(u[i], NULL);
+	check_run_for(ms, &stop, READERS, reader, UPDATERS, updater);
 	settle();
 	rcu_sync_dtor(&gate);
 	fprintf(stderr, "%lu idle reads, %lu updates, %lu violations\n", atomic_load(&idle_reads),
