@@ -58,7 +58,8 @@ int quiesce_freezer_freeze(struct quiesce_freezer *f)
 	}
 	for (int i = 0; i < f->levels; i++)
 		quiesce_percpu_down_write(&f->level[i]);
-	f->frozen = true;
+	/* Atomic: freezer_frozen() reads it without the lock. */
+	QUIESCE_STORE(&f->frozen, true);
 	pthread_mutex_unlock(&f->lock);
 	return 0;
 }
@@ -72,17 +73,17 @@ int quiesce_freezer_thaw(struct quiesce_freezer *f)
 	}
 	for (int i = f->levels - 1; i >= 0; i--)
 		quiesce_percpu_up_write(&f->level[i]);
-	f->frozen = false;
+	QUIESCE_STORE(&f->frozen, false);
 	pthread_mutex_unlock(&f->lock);
 	return 0;
 }
 
+/*
+ * Without the lock: a freeze holds it while it waits for work in flight,
+ * and that work may ask whether the freezer is frozen.  The answer is a
+ * snapshot, as the kernel's frozen state is.
+ */
 bool quiesce_freezer_frozen(struct quiesce_freezer *f)
 {
-	bool frozen;
-
-	pthread_mutex_lock(&f->lock);
-	frozen = f->frozen;
-	pthread_mutex_unlock(&f->lock);
-	return frozen;
+	return QUIESCE_LOAD(&f->frozen);
 }

@@ -81,14 +81,23 @@ void quiesce_percpu_free_rwsem(struct quiesce_percpu_rwsem *sem)
 	pthread_mutex_destroy(&sem->wait_lock);
 }
 
-/* After a reader subtracted: wakes a writer that sleeps in wait_for_readers(). */
-static void wake_writer(struct quiesce_percpu_rwsem *sem)
+/*
+ * A reader's decrement on the slow path, then the wake-up of a writer that
+ * sleeps in wait_for_readers().  Both inside a read-side section: the
+ * writer may see the count drop, finish, and free the semaphore before the
+ * wake-up has touched it; percpu_free_rwsem() waits for the gate's grace
+ * period, which waits for this section.
+ */
+static void reader_leave_slow(struct quiesce_percpu_rwsem *sem)
 {
+	quiesce_rcu_read_lock();
+	quiesce_percpu_count_add_shared(sem->read_count, -1);
 	/* E: orders the decrement before the flag load; pairs with F. */
 	quiesce_fence_store_load();
 	if (QUIESCE_LOAD(&sem->writer_sleeping) &&
 	    __atomic_exchange_n(&sem->writer_sleeping, 0, __ATOMIC_RELAXED))
 		quiesce_futex_wake_all(&sem->writer_sleeping);
+	quiesce_rcu_read_unlock();
 }
 
 static bool reader_trylock(struct quiesce_percpu_rwsem *sem)
@@ -99,8 +108,7 @@ static bool reader_trylock(struct quiesce_percpu_rwsem *sem)
 	/* Acquire: pairs with the release of block in percpu_up_write(). */
 	if (QUIESCE_LIKELY(!QUIESCE_LOAD_ACQUIRE(&sem->block)))
 		return true;
-	quiesce_percpu_count_add_shared(sem->read_count, -1);
-	wake_writer(sem);
+	reader_leave_slow(sem);
 	return false;
 }
 
@@ -127,8 +135,9 @@ static void wait_for_grant(struct quiesce_percpu_rwsem *sem, bool reader)
 
 	pthread_mutex_lock(&sem->wait_lock);
 	/*
-	 * Retried under the lock: percpu_up_write() clears block before it
-	 * takes the lock, so either we see block clear or it finds us queued.
+	 * Retried under the lock: percpu_up_write() clears block and grants
+	 * the queue under the same lock, so either we see block clear or it
+	 * finds us queued.
 	 */
 	if (reader ? reader_trylock(sem) : writer_trylock(sem)) {
 		pthread_mutex_unlock(&sem->wait_lock);
@@ -163,8 +172,7 @@ bool quiesce_percpu_down_read_trylock_slow(struct quiesce_percpu_rwsem *sem)
 void quiesce_percpu_up_read_slow(struct quiesce_percpu_rwsem *sem)
 {
 	/* B: release, the critical section before the decrement; pairs with C. */
-	quiesce_percpu_count_add_shared(sem->read_count, -1);
-	wake_writer(sem);
+	reader_leave_slow(sem);
 }
 
 /*
@@ -200,11 +208,11 @@ static void wait_for_readers(struct quiesce_percpu_rwsem *sem)
 	}
 	for (;;) {
 		QUIESCE_STORE(&sem->writer_sleeping, 1);
-		/* F: the flag before the sum; pairs with E in wake_writer(). */
+		/* F: the flag before the sum; pairs with E in reader_leave_slow(). */
 		quiesce_fence_store_load();
 		if (readers_gone(sem))
 			break;
-		/* Woken by wake_writer() when a reader leaves. */
+		/* Woken by reader_leave_slow() when a reader leaves. */
 		quiesce_futex_wait(&sem->writer_sleeping, 1, 0);
 	}
 	QUIESCE_STORE(&sem->writer_sleeping, 0);

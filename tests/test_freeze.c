@@ -62,6 +62,8 @@ static void *writer_in_flight(void *arg)
 	freezer_start(&fz, 0);
 	atomic_store(&phase, 1);
 	wait_phase(2);
+	/* The freeze in progress waits for this work: asking must not block. */
+	CHECK(!freezer_frozen(&fz), "frozen before the work in flight ended");
 	CHECK(freezer_trystart(&fz, 1), "level 1 stays open while level 0 drains");
 	freezer_end(&fz, 1);
 	freezer_end(&fz, 0);
@@ -102,7 +104,7 @@ static void test_order(void)
 	check_sleep_us(20000);
 	CHECK(!atomic_load(&freeze_done), "the freeze did not wait for work in flight");
 	atomic_store(&phase, 2);
-	pthread_join(w, NULL);
+	check_join_within(w, 5000, "work in flight that asks freezer_frozen() during a freeze");
 	pthread_join(f, NULL);
 	CHECK(atomic_load(&freeze_done), "the freeze completes once the work ended");
 

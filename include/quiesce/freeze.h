@@ -14,8 +14,8 @@
  *
  * Each level is a percpu_rw_semaphore: starting and ending work is its
  * read pair (one per-CPU counter update inside an RCU read-side section
- * while nobody freezes, no fence: the seed's sb_end_write() fix), plus a
- * thread-local count that catches unbalanced calls.  Freezing pays one
+ * while nobody freezes, no fence: what seed 003 did to the kernel's
+ * sb_end_write()), plus a thread-local count that catches unbalanced calls.  Freezing pays one
  * expedited grace period per level.
  *
  * Rules for callers, and what happens otherwise
@@ -52,7 +52,7 @@ extern "C" {
  */
 struct quiesce_freezer {
 	int levels;
-	bool frozen;			/* under lock */
+	bool frozen;			/* written under lock, read without */
 	pthread_mutex_t lock;		/* serializes freeze and thaw */
 	struct quiesce_percpu_rwsem level[QUIESCE_FREEZER_MAX_LEVELS];
 };
