@@ -71,9 +71,10 @@ int quiesce_freezer_thaw(struct quiesce_freezer *f)
 		pthread_mutex_unlock(&f->lock);
 		return -EINVAL;
 	}
+	/* Before reopening: work that gets in must not see the freezer frozen. */
+	QUIESCE_STORE(&f->frozen, false);
 	for (int i = f->levels - 1; i >= 0; i--)
 		quiesce_percpu_up_write(&f->level[i]);
-	QUIESCE_STORE(&f->frozen, false);
 	pthread_mutex_unlock(&f->lock);
 	return 0;
 }

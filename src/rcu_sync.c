@@ -31,17 +31,90 @@
 
 #include <stddef.h>
 
+#include "call_rcu.h"
 #include "diag.h"
 #include "futex.h"
 #include "rcu_sync.h"
 
 bool quiesce_test_busted_rcu_sync;
 
+/*
+ * Gates whose reopening callback is pending.  A fork() child gets none of
+ * the parent's callbacks (call_rcu.c), so it queues these again; otherwise
+ * they would stay closed in the child.  Lock order: a gate's lock, then
+ * reopening_lock.
+ */
+static pthread_mutex_t reopening_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct quiesce_rcu_sync_link reopening = { &reopening, &reopening };
+static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
+
+static void rcu_sync_func(struct quiesce_rcu_head *head);
+
+static struct quiesce_rcu_sync *gate_of_link(struct quiesce_rcu_sync_link *link)
+{
+	return (struct quiesce_rcu_sync *)((char *)link -
+					   offsetof(struct quiesce_rcu_sync, reopening));
+}
+
+static void reopening_prepare_fork(void)
+{
+	pthread_mutex_lock(&reopening_lock);
+}
+
+static void reopening_parent_after_fork(void)
+{
+	pthread_mutex_unlock(&reopening_lock);
+}
+
+/*
+ * Runs after call_rcu's own child handler (registered by a constructor,
+ * so earlier: child handlers run in registration order), which has emptied
+ * the child's queues.
+ */
+static void reopening_child_after_fork(void)
+{
+	for (struct quiesce_rcu_sync_link *l = reopening.next; l != &reopening; l = l->next)
+		quiesce_call_rcu(&gate_of_link(l)->cb_head, rcu_sync_func);
+	pthread_mutex_unlock(&reopening_lock);
+}
+
+static void register_fork_handlers(void)
+{
+	pthread_atfork(reopening_prepare_fork, reopening_parent_after_fork,
+		       reopening_child_after_fork);
+}
+
+/* Called with rss->lock held: queues the callback that reopens the gate. */
+static void queue_reopening(struct quiesce_rcu_sync *rss)
+{
+	pthread_once(&fork_handlers_once, register_fork_handlers);
+	pthread_mutex_lock(&reopening_lock);
+	if (!rss->reopening.next) {
+		rss->reopening.next = &reopening;
+		rss->reopening.prev = reopening.prev;
+		reopening.prev->next = &rss->reopening;
+		reopening.prev = &rss->reopening;
+	}
+	pthread_mutex_unlock(&reopening_lock);
+	quiesce_call_rcu(&rss->cb_head, rcu_sync_func);
+}
+
+/* Called with rss->lock held, by the callback that will not queue again. */
+static void reopening_done(struct quiesce_rcu_sync *rss)
+{
+	pthread_mutex_lock(&reopening_lock);
+	rss->reopening.prev->next = rss->reopening.next;
+	rss->reopening.next->prev = rss->reopening.prev;
+	rss->reopening.next = rss->reopening.prev = NULL;
+	pthread_mutex_unlock(&reopening_lock);
+}
+
 void quiesce_rcu_sync_init(struct quiesce_rcu_sync *rss)
 {
 	rss->gp_state = QUIESCE_RCU_SYNC_IDLE;
 	rss->gp_count = 0;
 	rss->waiters = 0;
+	rss->reopening.next = rss->reopening.prev = NULL;
 	pthread_mutex_init(&rss->lock, NULL);
 }
 
@@ -85,19 +158,21 @@ static void rcu_sync_func(struct quiesce_rcu_head *head)
 		 * already; it keeps them so.
 		 */
 		set_state(rss, QUIESCE_RCU_SYNC_PASSED);
+		reopening_done(rss);
 	} else if (rss->gp_state == QUIESCE_RCU_SYNC_REPLAY) {
 		/*
 		 * REPLAY -> EXIT: an updater left after this grace period
 		 * began; wait for one that covers it.
 		 */
 		set_state(rss, QUIESCE_RCU_SYNC_EXIT);
-		quiesce_call_rcu(&rss->cb_head, rcu_sync_func);
+		queue_reopening(rss);
 	} else {
 		/*
 		 * EXIT -> IDLE: a grace period has passed since the last
 		 * updater left; every reader from now on sees its work.
 		 */
 		set_state(rss, QUIESCE_RCU_SYNC_IDLE);
+		reopening_done(rss);
 	}
 	pthread_mutex_unlock(&rss->lock);
 }
@@ -140,7 +215,7 @@ void quiesce_rcu_sync_exit(struct quiesce_rcu_sync *rss)
 			} else {
 				/* PASSED -> EXIT: reopen a grace period from now. */
 				set_state(rss, QUIESCE_RCU_SYNC_EXIT);
-				quiesce_call_rcu(&rss->cb_head, rcu_sync_func);
+				queue_reopening(rss);
 			}
 		} else if (rss->gp_state == QUIESCE_RCU_SYNC_EXIT) {
 			/*
@@ -164,6 +239,25 @@ void quiesce_rcu_sync_dtor(struct quiesce_rcu_sync *rss)
 	/* REPLAY -> EXIT: no reader will look again; one grace period will do. */
 	if (rss->gp_state == QUIESCE_RCU_SYNC_REPLAY)
 		set_state(rss, QUIESCE_RCU_SYNC_EXIT);
+	if (rss->gp_state != QUIESCE_RCU_SYNC_IDLE) {
+		if (quiesce_rcu_read_ongoing() || quiesce_cb_on_worker())
+			quiesce_die("rcu_sync_dtor() (or percpu_free_rwsem(), freezer_destroy()) "
+				    "called %s while the gate still closes: it would wait for "
+				    "itself", quiesce_cb_on_worker() ? "from an RCU callback"
+				    : "inside an RCU read-side critical section");
+		if (QUIESCE_LOAD(&quiesce_cb_worker_state) == QUIESCE_CB_WORKER_GONE) {
+			/*
+			 * exit() has stopped the callback thread: the pending
+			 * callback will never run.  The grace period it waited
+			 * for is waited for here instead.
+			 */
+			pthread_mutex_unlock(&rss->lock);
+			quiesce_synchronize_rcu();
+			pthread_mutex_lock(&rss->lock);
+			set_state(rss, QUIESCE_RCU_SYNC_IDLE);
+			reopening_done(rss);
+		}
+	}
 	/*
 	 * The pending callback still owns cb_head.  It moves the state to IDLE
 	 * under the lock, so once we hold the lock and see IDLE the callback

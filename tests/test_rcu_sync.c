@@ -205,6 +205,63 @@ static void dtor_while_entered(void *arg)
 	rcu_sync_dtor(&gate);
 }
 
+static void dtor_inside_reader_while_closing(void *arg)
+{
+	static struct rcu_sync closing;
+
+	rcu_sync_init(&closing);
+	rcu_sync_enter(&closing);
+	rcu_read_lock();	/* the reopening grace period now waits for us */
+	rcu_sync_exit(&closing);
+	rcu_sync_dtor(&closing);
+}
+
+/*
+ * A gate still closing at fork() reopens in the child too, although the
+ * child drops the parent's callbacks, and its destructor returns there.
+ */
+static void child_of_closing_gate(void *arg)
+{
+	uint64_t deadline = check_now_ns() + 5000000000u;
+
+	while (!rcu_sync_is_idle(&gate))
+		CHECK(check_now_ns() < deadline, "the gate never reopened in the child");
+	rcu_sync_dtor(&gate);
+}
+
+static atomic_int parked_state;	/* 1: inside a reader; 2: asked to leave */
+
+static void *parked_reader(void *arg)
+{
+	rcu_read_lock();
+	atomic_store(&parked_state, 1);
+	while (atomic_load(&parked_state) != 2)
+		check_sleep_us(1000);
+	rcu_read_unlock();
+	return NULL;
+}
+
+static void test_fork_while_closing(void)
+{
+	pthread_t t;
+	char err[2048];
+	int status;
+
+	rcu_sync_init(&gate);
+	rcu_sync_enter(&gate);
+	/* A reader in the parent holds the reopening grace period back. */
+	pthread_create(&t, NULL, parked_reader, NULL);
+	while (atomic_load(&parked_state) != 1)
+		check_sleep_us(100);
+	rcu_sync_exit(&gate);
+	CHECK(!rcu_sync_is_idle(&gate), "closing: the reopening callback is pending");
+	status = check_run_child(child_of_closing_gate, NULL, err, sizeof(err));
+	CHECK(status == 0, "child of a closing gate: status %#x, %s", status, err);
+	atomic_store(&parked_state, 2);
+	pthread_join(t, NULL);
+	rcu_sync_dtor(&gate);
+}
+
 int main(void)
 {
 	test_transitions();
@@ -215,6 +272,9 @@ int main(void)
 	check_child_detects_violation(busted_child, NULL);
 	check_child_aborts(exit_without_enter, NULL, "without a matching rcu_sync_enter");
 	check_child_aborts(dtor_while_entered, NULL, "rcu_sync_dtor() with 1 updater");
+	check_child_aborts(dtor_inside_reader_while_closing, NULL,
+			   "inside an RCU read-side critical section while the gate still closes");
+	test_fork_while_closing();
 	printf("rcu_sync: all checks passed\n");
 	return 0;
 }

@@ -48,12 +48,17 @@ enum quiesce_rcu_sync_state {
 	QUIESCE_RCU_SYNC_REPLAY,	/* another came and went meanwhile */
 };
 
+struct quiesce_rcu_sync_link {
+	struct quiesce_rcu_sync_link *next, *prev;
+};
+
 struct quiesce_rcu_sync {
 	int gp_state;			/* read by readers; changed under lock */
 	int gp_count;			/* updaters between enter and exit */
 	int waiters;			/* threads asleep on gp_state; under lock */
 	pthread_mutex_t lock;
 	struct quiesce_rcu_head cb_head;	/* reopens the gate */
+	struct quiesce_rcu_sync_link reopening;	/* while that callback is pending */
 };
 
 QUIESCE_API void quiesce_rcu_sync_init(struct quiesce_rcu_sync *rss);
