@@ -70,8 +70,10 @@ static void cb_thread_exit(void *unused)
 	pthread_mutex_unlock(&queues_lock);
 	self->registered = false;
 	/*
-	 * The callback thread may have checked this queue, found it busy, and
-	 * now find nothing anywhere: make sure it looks at the orphans.
+	 * A callback thread that is not running may be asleep since before
+	 * these callbacks were queued; one that checks the queues now finds
+	 * them with the orphans (quiesce_cb_queued_anywhere()), ordered by
+	 * queues_lock, so a relaxed look at its state is enough.
 	 */
 	if (first && QUIESCE_LOAD(&quiesce_cb_worker_state) != QUIESCE_CB_WORKER_RUNNING)
 		quiesce_cb_wake_worker();
@@ -161,11 +163,17 @@ void quiesce_cb_harvest(struct quiesce_cb_list *list)
 bool quiesce_cb_queued_anywhere(void)
 {
 	struct cb_thread *t;
-	bool queued = !quiesce_cb_queue_empty(&orphans);
+	bool queued = false;
 
+	/*
+	 * The orphans are looked at under queues_lock, after the threads: an
+	 * exiting thread moves its queue to them under the same lock, so this
+	 * sees its callbacks in one place or the other.
+	 */
 	pthread_mutex_lock(&queues_lock);
 	list_for_each_entry(t, &cb_threads, link)
 		queued |= !quiesce_cb_queue_empty(&t->queue);
+	queued |= !quiesce_cb_queue_empty(&orphans);
 	pthread_mutex_unlock(&queues_lock);
 	return queued;
 }
