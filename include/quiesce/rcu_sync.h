@@ -19,12 +19,16 @@
  *   critical section.  It waits for one grace period only when the gate
  *   was idle; an updater that arrives while the gate is closed, or still
  *   closing after the last updater left, pays none.
- * - rcu_sync_exit() never blocks: the gate reopens one grace period later,
- *   through call_rcu(), so a burst of updaters pays one grace period.
+ * - rcu_sync_exit() waits for no grace period: the gate reopens one grace
+ *   period later, through call_rcu(), so a burst of updaters pays one.  (It
+ *   takes the gate's lock, and call_rcu() may make it wait briefly when
+ *   callbacks pile up.)
  *   Calling it more often than rcu_sync_enter() aborts with a message.
  * - Grace periods here are expedited, since an updater waits for them; the
  *   QUIESCE_RCU_NORMAL knob (or rcu_set_normal()) makes them normal.
- * - rcu_sync_dtor() waits for the gate to reopen; no updater may be inside.
+ * - rcu_sync_dtor() waits for the gate to reopen; no updater may be inside,
+ *   and it aborts rather than wait for itself from a read-side section or
+ *   an RCU callback.  A gate still closing at fork() reopens in the child.
  */
 #ifndef QUIESCE_RCU_SYNC_H
 #define QUIESCE_RCU_SYNC_H
