@@ -14,29 +14,45 @@
 #include <quiesce/rcu.h>
 
 #include "bench.h"
-#include "call_rcu_peer.h"
+#include "call_rcu_flavor.h"
 
 #define EXPERIMENT "call-rcu"
 #define SAMPLE_EVERY 1024
 
-struct obj {
-	struct rcu_head rcu;
-	long payload[QB_CB_PAYLOAD_WORDS];
+_Static_assert(sizeof(struct rcu_head) == QB_CB_HEAD_BYTES, "quiesce's head size");
+
+static void free_object(struct rcu_head *head)
+{
+	qb_cb_free(head);
+}
+
+static void queue(void *obj)
+{
+	call_rcu((struct rcu_head *)obj, free_object);
+}
+
+const struct qb_cb_flavor qb_quiesce_call_rcu = {
+	.name = "quiesce call_rcu",
+	.register_thread = quiesce_rcu_register_thread,
+	.unregister_thread = quiesce_rcu_unregister_thread,
+	.queue = queue,
+	.barrier = quiesce_rcu_barrier,
 };
 
 struct enqueuer {
+	const struct qb_cb_flavor *flavor;
 	atomic_long allocated;
 	long per_thread;
-	char pad[48];
+	char pad[40];
 };
 
 static atomic_long freed, peak;
 static struct enqueuer *enqueuers;
 static int enqueuer_count;
 
-static void free_obj(struct rcu_head *head)
+void qb_cb_free(void *obj)
 {
-	free(container_of(head, struct obj, rcu));
+	free(obj);
 	atomic_fetch_add_explicit(&freed, 1, memory_order_relaxed);
 }
 
@@ -53,11 +69,12 @@ static void *enqueue(void *arg)
 {
 	struct enqueuer *self = arg;
 
+	self->flavor->register_thread();
 	for (long i = 1; i <= self->per_thread; i++) {
-		struct obj *o = malloc(sizeof(*o));
+		long *obj = malloc(QB_CB_OBJECT_BYTES);
 
-		o->payload[0] = i;
-		call_rcu(&o->rcu, free_obj);
+		obj[QB_CB_HEAD_BYTES / sizeof(long)] = i;
+		self->flavor->queue(obj);
 		if (i % SAMPLE_EVERY == 0) {
 			long now, p;
 
@@ -69,15 +86,18 @@ static void *enqueue(void *arg)
 		}
 	}
 	atomic_store_explicit(&self->allocated, self->per_thread, memory_order_relaxed);
+	self->flavor->unregister_thread();
 	return NULL;
 }
 
-static double run(int threads, long per_thread)
+/* Callbacks per second, from the start until the barrier has returned. */
+static double run(const struct qb_cb_flavor *flavor, int threads, long per_thread)
 {
 	struct enqueuer all[threads];
 	uint64_t start;
 
 	for (int i = 0; i < threads; i++) {
+		all[i].flavor = flavor;
 		atomic_store(&all[i].allocated, 0);
 		all[i].per_thread = per_thread;
 	}
@@ -87,49 +107,51 @@ static double run(int threads, long per_thread)
 	atomic_store(&peak, 0);
 	start = qb_now_ns();
 	qb_run_threads(threads, enqueue, all, sizeof(all[0]));
-	rcu_barrier();
+	flavor->barrier();
 	return (double)threads * (double)per_thread / ((qb_now_ns() - start) / 1e9);
 }
+
+static const struct qb_cb_flavor *const flavors[] = {
+	&qb_quiesce_call_rcu,
+#ifdef QUIESCE_HAVE_URCU
+	&qb_urcu_call_rcu,
+#endif
+};
+#define FLAVORS (sizeof(flavors) / sizeof(flavors[0]))
 
 static void throughput(const struct qb_options *opt, int threads)
 {
 	long per_thread = (opt->quick ? 200000 : 2000000) / threads;
-	double ours[opt->repetitions];
-	char subject[64], metric[32];
+	char metric[32];
 
 	snprintf(metric, sizeof(metric), "%d enqueuer%s", threads, threads > 1 ? "s" : "");
-	for (int r = 0; r < opt->repetitions; r++)
-		ours[r] = run(threads, per_thread) / 1e6;
-	snprintf(subject, sizeof(subject), "quiesce call_rcu");
-	qb_record(EXPERIMENT, subject, metric, "M cb/s", ours, opt->repetitions);
-#ifdef QUIESCE_HAVE_URCU
-	double peer[opt->repetitions];
+	for (size_t f = 0; f < FLAVORS; f++) {
+		double rate[opt->repetitions];
 
-	for (int r = 0; r < opt->repetitions; r++)
-		peer[r] = qb_urcu_call_rcu_rate(threads, per_thread) / 1e6;
-	qb_record(EXPERIMENT, "liburcu call_rcu", metric, "M cb/s", peer, opt->repetitions);
-	qb_ratio(EXPERIMENT, metric, "quiesce call_rcu", "liburcu call_rcu", ">= 1.0");
+		for (int r = 0; r < opt->repetitions; r++)
+			rate[r] = run(flavors[f], threads, per_thread) / 1e6;
+		qb_record(EXPERIMENT, flavors[f]->name, metric, "M cb/s", rate, opt->repetitions);
+	}
+#ifdef QUIESCE_HAVE_URCU
+	qb_ratio(EXPERIMENT, metric, qb_quiesce_call_rcu.name, qb_urcu_call_rcu.name, ">= 1.0");
 #endif
 }
 
 static void flood(const struct qb_options *opt)
 {
 	long per_thread = (opt->quick ? 1000000 : 10000000) / 2;
-	double pending, mib;
 
 	qb_heading("flood of %ld callbacks from 2 threads: peak held by pending callbacks",
 		   2 * per_thread);
-	run(2, per_thread);
-	pending = (double)atomic_load(&peak);
-	mib = pending * (double)sizeof(struct obj) / (1 << 20);
-	qb_record(EXPERIMENT, "quiesce call_rcu", "flood peak pending", "callbacks", &pending, 1);
-	qb_record(EXPERIMENT, "quiesce call_rcu", "flood peak memory", "MiB", &mib, 1);
-#ifdef QUIESCE_HAVE_URCU
-	pending = (double)qb_urcu_call_rcu_flood_peak(2, per_thread);
-	mib = pending * (double)sizeof(struct obj) / (1 << 20);
-	qb_record(EXPERIMENT, "liburcu call_rcu", "flood peak pending", "callbacks", &pending, 1);
-	qb_record(EXPERIMENT, "liburcu call_rcu", "flood peak memory", "MiB", &mib, 1);
-#endif
+	for (size_t f = 0; f < FLAVORS; f++) {
+		double pending, mib;
+
+		run(flavors[f], 2, per_thread);
+		pending = (double)atomic_load(&peak);
+		mib = pending * (double)QB_CB_OBJECT_BYTES / (1 << 20);
+		qb_record(EXPERIMENT, flavors[f]->name, "flood peak pending", "callbacks", &pending, 1);
+		qb_record(EXPERIMENT, flavors[f]->name, "flood peak memory", "MiB", &mib, 1);
+	}
 }
 
 static void run_call_rcu(const struct qb_options *opt)

@@ -1,0 +1,32 @@
+/*
+ * call_rcu_flavor.h - one call_rcu implementation as the call-rcu
+ * experiment sees it, so that quiesce and liburcu run the same workload.
+ */
+#ifndef QUIESCE_BENCH_CALL_RCU_FLAVOR_H
+#define QUIESCE_BENCH_CALL_RCU_FLAVOR_H
+
+/*
+ * The object each callback frees: the flavor's two-pointer callback head,
+ * then a small payload.
+ */
+#define QB_CB_HEAD_BYTES 16
+#define QB_CB_OBJECT_BYTES (QB_CB_HEAD_BYTES + 2 * sizeof(long))
+
+struct qb_cb_flavor {
+	const char *name;
+	void (*register_thread)(void);
+	void (*unregister_thread)(void);
+	/* Queues obj, whose head it owns, for qb_cb_free() after a grace period. */
+	void (*queue)(void *obj);
+	void (*barrier)(void);
+};
+
+/* Frees an object; the flavors' callbacks call it. */
+void qb_cb_free(void *obj);
+
+extern const struct qb_cb_flavor qb_quiesce_call_rcu;
+#ifdef QUIESCE_HAVE_URCU
+extern const struct qb_cb_flavor qb_urcu_call_rcu;
+#endif
+
+#endif
