@@ -91,6 +91,29 @@ void check_child_detects_violation(void (*fn)(void *), void *arg)
 	fprintf(stderr, "broken control caught, as it must be: %.200s\n", err);
 }
 
+#define CHECK_RECORD_LIVE 0x4c495645u
+
+void check_record_init(struct check_record *r, unsigned long seq)
+{
+	r->magic = CHECK_RECORD_LIVE;
+	r->seq = seq;
+	for (int i = 0; i < CHECK_RECORD_WORDS; i++)
+		r->payload[i] = seq * (unsigned long)(i + 1);
+}
+
+/* Relaxed loads: the record may be freed and poisoned under the reader. */
+bool check_record_intact(const struct check_record *r)
+{
+	unsigned long seq = __atomic_load_n(&r->seq, __ATOMIC_RELAXED);
+
+	if (__atomic_load_n(&r->magic, __ATOMIC_RELAXED) != CHECK_RECORD_LIVE)
+		return false;
+	for (int i = 0; i < CHECK_RECORD_WORDS; i++)
+		if (__atomic_load_n(&r->payload[i], __ATOMIC_RELAXED) != seq * (unsigned long)(i + 1))
+			return false;
+	return true;
+}
+
 void check_poison(void *p, size_t len)
 {
 	memset(p, CHECK_POISON_BYTE, len);

@@ -53,6 +53,19 @@ void check_child_aborts(void (*fn)(void *), void *arg, const char *expect);
  */
 void check_child_detects_violation(void (*fn)(void *), void *arg);
 
+/*
+ * A record a reader can check: a live mark, a sequence number and a payload
+ * derived from it.  Poisoned, reused or torn memory fails the check.
+ */
+#define CHECK_RECORD_WORDS 6
+struct check_record {
+	unsigned magic;
+	unsigned long seq;
+	unsigned long payload[CHECK_RECORD_WORDS];
+};
+void check_record_init(struct check_record *r, unsigned long seq);
+bool check_record_intact(const struct check_record *r);
+
 /* Fills freed memory so that a reader that still sees it can tell. */
 #define CHECK_POISON_BYTE 0x6b
 void check_poison(void *p, size_t len);

@@ -17,16 +17,12 @@
 #include "call_rcu.h"
 #include "check.h"
 
-#define LIVE 0x4c495645u
-#define PAYLOAD 6
 #define SLOTS 64
 #define READERS 2
 #define UPDATERS 2
 
 struct elem {
-	unsigned magic;
-	unsigned long seq;
-	unsigned long payload[PAYLOAD];
+	struct check_record rec;
 	struct rcu_head rcu;
 };
 
@@ -39,22 +35,8 @@ static struct elem *new_elem(unsigned long seq)
 {
 	struct elem *e = malloc(sizeof(*e));
 
-	e->magic = LIVE;
-	e->seq = seq;
-	for (int i = 0; i < PAYLOAD; i++)
-		e->payload[i] = seq * (unsigned long)(i + 1);
+	check_record_init(&e->rec, seq);
 	return e;
-}
-
-static bool elem_intact(const struct elem *e)
-{
-	if (__atomic_load_n(&e->magic, __ATOMIC_RELAXED) != LIVE)
-		return false;
-	for (int i = 0; i < PAYLOAD; i++)
-		if (__atomic_load_n(&e->payload[i], __ATOMIC_RELAXED) !=
-		    __atomic_load_n(&e->seq, __ATOMIC_RELAXED) * (unsigned long)(i + 1))
-			return false;
-	return true;
 }
 
 static void poison_and_quarantine(struct rcu_head *head)
@@ -73,7 +55,7 @@ static void requeue(struct rcu_head *head)
 
 	/* Callbacks may read under RCU, and queue callbacks from inside. */
 	rcu_read_lock();
-	CHECK(elem_intact(rcu_dereference(slots[e->seq % SLOTS])), "a live slot is intact");
+	CHECK(check_record_intact(&rcu_dereference(slots[e->rec.seq % SLOTS])->rec), "a live slot is intact");
 	call_rcu(&e->rcu, poison_and_quarantine);
 	rcu_read_unlock();
 }
@@ -90,7 +72,7 @@ static void *reader(void *arg)
 		e = rcu_dereference(slots[rand_r(&seed) % SLOTS]);
 		for (unsigned i = 0; i < spin; i++)
 			quiesce_cpu_relax();
-		if (!elem_intact(e))
+		if (!check_record_intact(&e->rec))
 			atomic_fetch_add(&violations, 1);
 		rcu_read_unlock();
 		atomic_fetch_add_explicit(&reads, 1, memory_order_relaxed);

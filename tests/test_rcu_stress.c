@@ -15,15 +15,11 @@
 #include "check.h"
 #include "gp_engine.h"
 
-#define LIVE 0x4c495645u
-#define PAYLOAD 6
 #define READERS 3
 #define UPDATERS 2
 
 struct elem {
-	unsigned magic;
-	unsigned long seq;
-	unsigned long payload[PAYLOAD];
+	struct check_record rec;
 };
 
 static struct elem *current;
@@ -34,22 +30,8 @@ static struct elem *new_elem(unsigned long seq)
 {
 	struct elem *e = malloc(sizeof(*e));
 
-	e->magic = LIVE;
-	e->seq = seq;
-	for (int i = 0; i < PAYLOAD; i++)
-		e->payload[i] = seq * (unsigned long)(i + 1);
+	check_record_init(&e->rec, seq);
 	return e;
-}
-
-static bool elem_intact(const struct elem *e)
-{
-	if (__atomic_load_n(&e->magic, __ATOMIC_RELAXED) != LIVE)
-		return false;
-	for (int i = 0; i < PAYLOAD; i++)
-		if (__atomic_load_n(&e->payload[i], __ATOMIC_RELAXED) !=
-		    __atomic_load_n(&e->seq, __ATOMIC_RELAXED) * (unsigned long)(i + 1))
-			return false;
-	return true;
 }
 
 static void *reader(void *arg)
@@ -69,7 +51,7 @@ static void *reader(void *arg)
 		}
 		for (unsigned i = 0; i < spin; i++)
 			quiesce_cpu_relax();
-		if (!elem_intact(e))
+		if (!check_record_intact(&e->rec))
 			atomic_fetch_add(&violations, 1);
 		rcu_read_unlock();
 		atomic_fetch_add_explicit(&reads, 1, memory_order_relaxed);
