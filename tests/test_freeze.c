@@ -209,9 +209,10 @@ static void busted_child(void *arg)
 	/*
 	 * Caught when a worker stops inside its fast path, by the invariant
 	 * or by a freeze left waiting for a count that the fast path changed
-	 * without waking it: rounds until then, at most five.
+	 * without waking it: rounds until then, at most fifteen (about 10 s,
+	 * for a loaded machine; usually the first catches it).
 	 */
-	for (int round = 0; round < 5; round++)
+	for (int round = 0; round < 15; round++)
 		if (run_stress(700))
 			exit(1);
 	exit(0);

@@ -229,9 +229,10 @@ static void busted_child(void *arg)
 	 * One semaphore and empty read sections: readers spend much of their
 	 * time in the fast path, where the missing grace period matters.  A
 	 * reader must be stopped between its look at the gate and its count
-	 * update, which is rare: rounds until it is caught, at most five.
+	 * update, which is rare: rounds until it is caught, at most fifteen
+	 * (about 10 s, for a loaded machine; usually the first catches it).
 	 */
-	for (int round = 0; round < 5; round++)
+	for (int round = 0; round < 15; round++)
 		if (run_stress(700, 1, 1))
 			exit(1);
 	exit(0);
