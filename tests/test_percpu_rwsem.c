@@ -120,8 +120,6 @@ static void *stress_reader(void *arg)
 {
 	unsigned id = (unsigned)(uintptr_t)arg, seed = id + 1;
 
-	atomic_store(&reader_state[id].holds, -1);
-	reader_state[id].reads = 0;
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		int k = (int)(rand_r(&seed) % nr_sems);
 		struct guarded *x = &g[k];
@@ -196,6 +194,15 @@ static unsigned long run_stress(unsigned ms, unsigned sems, unsigned spin_max)
 		percpu_init_rwsem(&g[i].sem);
 	atomic_store(&stop, false);
 	atomic_store(&stop_writers, false);
+	/*
+	 * Before any thread starts: a writer may run before a reader does, and
+	 * must not take a stale or zero-initialized slot for a reader inside
+	 * semaphore 0.
+	 */
+	for (int i = 0; i < READERS; i++) {
+		atomic_store(&reader_state[i].holds, -1);
+		reader_state[i].reads = 0;
+	}
 	for (uintptr_t i = 0; i < READERS; i++)
 		pthread_create(&r[i], NULL, stress_reader, (void *)i);
 	for (uintptr_t i = 0; i < WRITERS; i++)
