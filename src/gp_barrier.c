@@ -7,10 +7,15 @@
  * just the CPUs running a thread of this process, and returns in
  * microseconds.  Without membarrier (an old kernel, a seccomp filter) a
  * signal handshake with each registered thread does the same job.
+ *
+ * PRIVATE_EXPEDITED_RSEQ interrupts the same CPUs and, on the way back to
+ * user space, aborts any restartable sequence their threads were in; the
+ * per-CPU semaphores close their gates with it (rcu_sync.c).
  */
 #include "gp_barrier.h"
 
 #include <linux/membarrier.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -20,6 +25,8 @@
 
 static enum quiesce_rcu_backend backend;
 static int normal_cmd;		/* membarrier command for normal grace periods */
+static bool rseq_barrier_ready;	/* PRIVATE_EXPEDITED_RSEQ registered */
+static uint64_t rseq_barriers;
 
 static int membarrier(int cmd)
 {
@@ -39,6 +46,8 @@ void quiesce_gp_barrier_init(void)
 		backend = QUIESCE_RCU_BACKEND_MEMBARRIER;
 		normal_cmd = (supported & MEMBARRIER_CMD_GLOBAL) ? MEMBARRIER_CMD_GLOBAL
 							       : MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+		rseq_barrier_ready = (supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) &&
+				     membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ) == 0;
 		return;
 	}
 	backend = QUIESCE_RCU_BACKEND_SIGNAL;
@@ -53,6 +62,23 @@ void quiesce_gp_barrier(bool expedited)
 	}
 	if (membarrier(expedited ? MEMBARRIER_CMD_PRIVATE_EXPEDITED : normal_cmd))
 		quiesce_die("membarrier() failed after it was registered");
+}
+
+bool quiesce_rseq_barrier_ready(void)
+{
+	return rseq_barrier_ready;
+}
+
+void quiesce_rseq_barrier(void)
+{
+	if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ))
+		quiesce_die("membarrier(PRIVATE_EXPEDITED_RSEQ) failed after it was registered");
+	__atomic_fetch_add(&rseq_barriers, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t quiesce_rseq_barrier_count(void)
+{
+	return __atomic_load_n(&rseq_barriers, __ATOMIC_RELAXED);
 }
 
 enum quiesce_rcu_backend quiesce_rcu_backend(void)

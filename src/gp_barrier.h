@@ -11,6 +11,7 @@
 #define QUIESCE_GP_BARRIER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <quiesce/rcu.h>
 
@@ -22,6 +23,16 @@ void quiesce_gp_barrier_init(void);
  * otherwise ride on the kernel's own grace period (slow, interrupts no one).
  */
 void quiesce_gp_barrier(bool expedited);
+
+/*
+ * membarrier(PRIVATE_EXPEDITED_RSEQ): when it returns, every thread of this
+ * process has executed a full barrier, and every restartable sequence that
+ * was in progress has been aborted (it starts over when its thread runs
+ * again).  Ready only on the membarrier backend, with kernel 5.10 or later.
+ */
+bool quiesce_rseq_barrier_ready(void);
+void quiesce_rseq_barrier(void);
+uint64_t quiesce_rseq_barrier_count(void);
 
 /* The signal fallback. */
 void quiesce_gp_barrier_signal_init(void);

@@ -292,6 +292,11 @@ void quiesce_rcu_set_normal(bool on)
 	QUIESCE_STORE(&knob_normal, on);
 }
 
+bool quiesce_gp_normal_only(void)
+{
+	return QUIESCE_LOAD(&knob_normal);
+}
+
 void quiesce_rcu_set_expedited(bool on)
 {
 	QUIESCE_STORE(&knob_expedited, on);
@@ -302,6 +307,7 @@ void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out)
 	out->gp_normal = __atomic_load_n(&stats.gp_normal, __ATOMIC_RELAXED);
 	out->gp_expedited = __atomic_load_n(&stats.gp_expedited, __ATOMIC_RELAXED);
 	out->sync_calls = __atomic_load_n(&stats.sync_calls, __ATOMIC_RELAXED);
+	out->rseq_barriers = quiesce_rseq_barrier_count();
 	out->stall_warnings = quiesce_stall_warnings();
 	pthread_mutex_lock(&quiesce_registry_lock);
 	out->registered_threads = quiesce_registry_count;

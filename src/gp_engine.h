@@ -16,6 +16,9 @@ unsigned long quiesce_gp_seq_current(void);
  */
 void quiesce_gp_wait_for(unsigned long snap, bool expedited);
 
+/* Whether rcu_normal is on (env QUIESCE_RCU_NORMAL or rcu_set_normal()). */
+bool quiesce_gp_normal_only(void);
+
 /* Test-only: grace periods that return without waiting ("busted"). */
 extern bool quiesce_test_busted_gp;
 

@@ -36,6 +36,8 @@ struct chunk {
 	uint64_t busy[SLOTS_PER_BLOCK / 64];
 };
 
+const int quiesce_percpu_gate_open = 0;
+
 static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct chunk *chunks;
 static unsigned nr_cpus;

@@ -5,11 +5,17 @@
  * Readers and the writer meet in two ways.
  *
  *  - Fast path, gate idle.  A reader updates its CPU's slot of read_count
- *    inside an RCU read-side section that saw the gate idle.  A writer
- *    closes the gate and waits a grace period (rcu_sync_enter()); that
- *    grace period waits for every such section, with release/acquire, so
- *    the writer then sees every fast-path increment and decrement made
- *    before it, and no reader takes the fast path afterwards.
+ *    in a restartable sequence that saw the gate idle (rseq readers), or
+ *    inside an RCU read-side section that saw it idle.  A writer closes the
+ *    gate (rcu_sync_enter()): it aborts the sequences in flight, or waits a
+ *    grace period, which waits for every such section with
+ *    release/acquire.  Either way the writer then sees every fast-path
+ *    increment and decrement made before it, and no reader takes the fast
+ *    path afterwards (src/rcu_sync.c has the argument).  A reader's
+ *    critical section precedes its fast-path decrement in program order:
+ *    for rseq readers (x86-64 only) the decrement is a store, which x86
+ *    orders after every earlier access, so a writer that sees it and then
+ *    issues the acquire fence C below sees the section complete.
  *  - Slow path, gate closed.  The reader adds to the counter's shared slot,
  *    then looks at `block`; the writer sets `block`, then sums the counter.
  *    Each side has a store-load fence between its store and its load:
@@ -22,7 +28,9 @@
  *    added to, so a concurrent sum can never see the decrement without the
  *    increment and run below the true count.  (A holder may subtract from
  *    another CPU's slot than it added to: that is harmless, its increment
- *    was already visible to the writer.)
+ *    was already visible to the writer.)  This path needs no gate: a
+ *    thread without rseq takes it even while the gate is open, when the
+ *    semaphore's readers are rseq readers.
  *  - Leaving.  A slow-path reader's decrement is a release (B) and the
  *    writer's zero sum is followed by an acquire fence (C): the readers'
  *    critical sections happen before the writer's.  The writer's release
@@ -44,6 +52,8 @@
 
 #include "diag.h"
 #include "futex.h"
+#include "gp_barrier.h"
+#include "gp_engine.h"
 
 /* Sums of the counter a writer polls before it sleeps. */
 #define DRAIN_SPINS 200
@@ -54,9 +64,26 @@ struct quiesce_percpu_rwsem_waiter {
 	int granted;	/* futex: set by grant() */
 };
 
+/*
+ * Whether readers may use the gate-checking restartable sequence: the
+ * sequence exists in this build (x86-64, not ThreadSanitizer), this
+ * process's threads run rseq, the kernel can abort sequences on demand, and
+ * rcu_normal does not forbid the interrupts that takes.
+ */
+static bool rseq_readers_possible(void)
+{
+#ifdef QUIESCE_PERCPU_RSEQ_X86
+	return quiesce_percpu_thread_has_rseq() && quiesce_rseq_barrier_ready() &&
+	       !quiesce_gp_normal_only();
+#else
+	return false;
+#endif
+}
+
 void quiesce_percpu_init_rwsem(struct quiesce_percpu_rwsem *sem)
 {
 	quiesce_rcu_sync_init(&sem->rss);
+	sem->rss.rseq_readers = rseq_readers_possible();
 	sem->read_count = quiesce_percpu_count_alloc();
 	sem->block = 0;
 	sem->writer_sleeping = 0;

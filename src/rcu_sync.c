@@ -12,11 +12,24 @@
  *    load follows the barrier and sees ENTER.  So once the updater returns,
  *    no reader is still on a fast path it chose before, and every later
  *    reader takes the slow path.
+ *  - Entering, rseq readers (rseq_readers: the per-CPU semaphore's fast
+ *    path on x86-64, include/quiesce/percpu_count.h).  The reader loads
+ *    the state and commits its counter update in one restartable sequence.
+ *    The first updater stores ENTER, then calls membarrier(PRIVATE_
+ *    EXPEDITED_RSEQ), which starts with a full barrier (so ENTER is visible
+ *    before any CPU is interrupted) and interrupts every CPU running one of
+ *    our threads.  A sequence that had committed by then is followed by a
+ *    full barrier in its thread, so its update is visible to the updater
+ *    once the call returns; one that had not is aborted, or was already
+ *    aborted when its thread was preempted, and starts over with a load
+ *    that sees ENTER.  Same outcome as above, for the price of one
+ *    expedited barrier and no wait for readers.
  *  - Leaving.  The gate returns to IDLE only in a callback that runs a full
  *    grace period after the last updater left.  A reader that sees IDLE
  *    therefore runs a section that began after that grace period's
  *    barrier, and sees everything the updaters did: the fast path needs no
- *    fence to pair with them.  An updater that comes and goes while the
+ *    fence to pair with them.  (An rseq reader's load of the state is an
+ *    x86 load, an acquire, which pairs with the release that reopens.)  An updater that comes and goes while the
  *    callback's grace period runs (REPLAY) may not be covered by it, so the
  *    callback waits one more before reopening.
  *
@@ -34,6 +47,7 @@
 #include "call_rcu.h"
 #include "diag.h"
 #include "futex.h"
+#include "gp_barrier.h"
 #include "rcu_sync.h"
 
 bool quiesce_test_busted_rcu_sync;
@@ -112,6 +126,7 @@ static void reopening_done(struct quiesce_rcu_sync *rss)
 void quiesce_rcu_sync_init(struct quiesce_rcu_sync *rss)
 {
 	rss->gp_state = QUIESCE_RCU_SYNC_IDLE;
+	rss->rseq_readers = false;
 	rss->gp_count = 0;
 	rss->waiters = 0;
 	rss->reopening.next = rss->reopening.prev = NULL;
@@ -177,6 +192,15 @@ static void rcu_sync_func(struct quiesce_rcu_head *head)
 	pthread_mutex_unlock(&rss->lock);
 }
 
+/* Waits for the readers that saw IDLE (argument at the top). */
+static void wait_for_fast_readers(struct quiesce_rcu_sync *rss)
+{
+	if (rss->rseq_readers)
+		quiesce_rseq_barrier();
+	else
+		quiesce_synchronize_rcu_expedited();
+}
+
 void quiesce_rcu_sync_enter(struct quiesce_rcu_sync *rss)
 {
 	bool first;
@@ -187,9 +211,8 @@ void quiesce_rcu_sync_enter(struct quiesce_rcu_sync *rss)
 		/* IDLE -> ENTER: readers that load the state from now on go slow. */
 		set_state(rss, QUIESCE_RCU_SYNC_ENTER);
 		pthread_mutex_unlock(&rss->lock);
-		/* Waits for the readers that saw IDLE (argument at the top). */
 		if (!QUIESCE_LOAD(&quiesce_test_busted_rcu_sync))
-			quiesce_synchronize_rcu_expedited();
+			wait_for_fast_readers(rss);
 		pthread_mutex_lock(&rss->lock);
 		/* ENTER -> PASSED: no reader is left on the fast path. */
 		set_state(rss, QUIESCE_RCU_SYNC_PASSED);

@@ -1,5 +1,6 @@
 #include "check.h"
 
+#include <quiesce/percpu_rwsem.h>
 #include <quiesce/rcu.h>
 
 #include <errno.h>
@@ -228,4 +229,15 @@ void check_run_for(unsigned ms, atomic_bool *stop, int readers, void *(*reader)(
 		pthread_join(r[i], NULL);
 	for (int i = 0; i < updaters; i++)
 		pthread_join(u[i], NULL);
+}
+
+bool check_percpu_rseq_readers(void)
+{
+	struct percpu_rw_semaphore sem;
+	bool rseq;
+
+	percpu_init_rwsem(&sem);
+	rseq = sem.rss.rseq_readers;
+	percpu_free_rwsem(&sem);
+	return rseq;
 }

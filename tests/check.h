@@ -53,6 +53,27 @@ void check_child_aborts(void (*fn)(void *), void *arg, const char *expect);
  */
 void check_child_detects_violation(void (*fn)(void *), void *arg);
 
+/* Whether per-CPU semaphores initialized now get rseq readers. */
+bool check_percpu_rseq_readers(void);
+
+/*
+ * Whether a busted rcu_sync (its first updater neither waits nor aborts
+ * anything) can be caught by a per-CPU semaphore's stress.  With RCU
+ * readers, a signal that stops a reader between its look at the gate and
+ * its count update opens the window.  With rseq readers a signal aborts
+ * that sequence instead, and the window is a few instructions wide: only a
+ * build that widens it (QUIESCE_TEST_RSEQ_WINDOW_SPINS, defined before the
+ * headers; the *_rseq_window tests) can catch it.
+ */
+static inline bool check_busted_rcu_sync_catchable(void)
+{
+#ifdef QUIESCE_TEST_RSEQ_WINDOW_SPINS
+	return true;
+#else
+	return !check_percpu_rseq_readers();
+#endif
+}
+
 /*
  * A record a reader can check: a live mark, a sequence number and a payload
  * derived from it.  Poisoned, reused or torn memory fails the check.

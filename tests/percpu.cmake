@@ -7,3 +7,16 @@ foreach(name test_percpu_count test_percpu_rwsem test_freeze)
       ENVIRONMENT "GLIBC_TUNABLES=glibc.pthread.rseq=0")
   endif()
 endforeach()
+
+# Again with the readers' restartable sequence widened between its look at
+# the gate and its count update (test-only), so that the busted control,
+# a gate closed without aborting the sequences in flight, can be caught.
+foreach(name test_percpu_rwsem test_freeze)
+  if(TARGET ${name})
+    add_executable(${name}_rseq_window ${CMAKE_CURRENT_SOURCE_DIR}/${name}.c)
+    target_compile_definitions(${name}_rseq_window PRIVATE QUIESCE_TEST_RSEQ_WINDOW_SPINS=64)
+    target_link_libraries(${name}_rseq_window PRIVATE quiesce_testlib)
+    add_test(NAME ${name}_rseq_window COMMAND ${name}_rseq_window)
+    set_tests_properties(${name}_rseq_window PROPERTIES TIMEOUT 300)
+  endif()
+endforeach()

@@ -257,7 +257,10 @@ int main(void)
 	test_order();
 	CHECK(run_stress(1000) == 0, "work ran while the freezer was frozen");
 	CHECK(atomic_load(&works) > 1000 && atomic_load(&freezes) > 10, "both sides ran");
-	check_child_detects_violation(busted_child, NULL);
+	if (check_busted_rcu_sync_catchable())
+		check_child_detects_violation(busted_child, NULL);
+	else
+		fprintf(stderr, "rseq readers: the busted control runs in the _rseq_window build\n");
 	check_child_aborts(end_without_start, NULL, "without a matching freezer_start()");
 	check_child_aborts(level_out_of_range, NULL, "on a freezer with 3 level(s)");
 	check_child_aborts(freeze_inside_work, NULL, "it would wait for itself");

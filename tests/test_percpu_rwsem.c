@@ -409,7 +409,10 @@ int main(void)
 	test_many();
 	CHECK(run_stress(1000, SEMS, 300) == 0, "mutual exclusion violated");
 	CHECK(atomic_load(&reads) > 1000 && atomic_load(&writes) > 50, "both sides progressed");
-	check_child_detects_violation(busted_child, NULL);
+	if (check_busted_rcu_sync_catchable())
+		check_child_detects_violation(busted_child, NULL);
+	else
+		fprintf(stderr, "rseq readers: the busted control runs in the _rseq_window build\n");
 	test_writer_not_starved();
 	test_readers_not_starved();
 	test_release_on_other_thread();

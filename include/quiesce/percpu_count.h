@@ -68,18 +68,42 @@ QUIESCE_API void quiesce_percpu_count_add_atomic(long *cpu0, long delta);
 
 #ifdef QUIESCE_PERCPU_RSEQ_X86
 /*
- * The rseq critical section: store the descriptor's address in the
- * thread's rseq area, read the CPU number, add to that CPU's slot.  The
- * add is the commit: if the kernel preempts, migrates or signals the
- * thread between the descriptor store and the add, it resumes at the abort
- * handler, which starts over.  A negative CPU number means the thread has
- * no rseq registration.  The descriptor (version, flags, start,
- * post-commit offset, abort) lives in __rseq_cs, 32-byte aligned as the
- * kernel requires; the abort handler is preceded by the signature glibc
- * registered (RSEQ_SIG), encoded as the operand of a ud1 instruction.
- * Returns false, having added nothing, when the thread has no rseq.
+ * Test-only: QUIESCE_TEST_RSEQ_WINDOW_SPINS, defined before this header is
+ * included, makes the sequence below spin that many times between its look
+ * at the gate and its add, so that stress tests can catch a writer that
+ * closes a gate without aborting the sequences in flight.
  */
-static inline bool quiesce_percpu_count_add_rseq(long *cpu0, long delta)
+#ifdef QUIESCE_TEST_RSEQ_WINDOW_SPINS
+#define QUIESCE_RSEQ_STR2(x) #x
+#define QUIESCE_RSEQ_STR(x) QUIESCE_RSEQ_STR2(x)
+#define QUIESCE_RSEQ_TEST_WINDOW                                                  \
+	"movl $" QUIESCE_RSEQ_STR(QUIESCE_TEST_RSEQ_WINDOW_SPINS) ", %%ecx\n\t" \
+	"5:\n\tpause\n\tdecl %%ecx\n\tjnz 5b\n\t"
+#define QUIESCE_RSEQ_TEST_CLOBBER , "rcx"
+#else
+#define QUIESCE_RSEQ_TEST_WINDOW ""
+#define QUIESCE_RSEQ_TEST_CLOBBER
+#endif
+
+/*
+ * The rseq critical section: store the descriptor's address in the
+ * thread's rseq area, read the CPU number, OR the gate into it (an open
+ * gate is 0, a closed one negative), give up if the result is negative,
+ * add to that CPU's slot.  The add is the commit: if the kernel preempts,
+ * migrates or signals the thread between the descriptor store and the add,
+ * or membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) interrupts it there,
+ * it resumes at the abort handler, which starts over, gate check included.
+ * A negative CPU number means the thread has no rseq registration.  The
+ * descriptor (version, flags, start, post-commit offset, abort) lives in
+ * __rseq_cs, 32-byte aligned as the kernel requires; the abort handler is
+ * preceded by the signature glibc registered (RSEQ_SIG), encoded as the
+ * operand of a ud1 instruction.
+ *
+ * Returns false, having added nothing, when the gate is closed (negative)
+ * or the thread has no rseq.  The gate load is a plain x86 load, so an
+ * acquire: what the caller does next is ordered after it.
+ */
+static inline bool quiesce_percpu_count_add_if_open(long *cpu0, const int *gate, long delta)
 {
 	__asm__ goto(
 		".pushsection __rseq_cs, \"aw\"\n\t"
@@ -93,8 +117,9 @@ static inline bool quiesce_percpu_count_add_rseq(long *cpu0, long delta)
 		"movq %%rax, %%fs:8(%[area])\n\t"
 		"1:\n\t"
 		"movl %%fs:4(%[area]), %%eax\n\t"
-		"testl %%eax, %%eax\n\t"
-		"js %l[no_rseq]\n\t"
+		"orl (%[gate]), %%eax\n\t"
+		"js %l[refused]\n\t"
+		QUIESCE_RSEQ_TEST_WINDOW
 		"shlq %[shift], %%rax\n\t"
 		"addq %[delta], (%[cpu0], %%rax)\n\t"
 		"2:\n\t"
@@ -105,14 +130,17 @@ static inline bool quiesce_percpu_count_add_rseq(long *cpu0, long delta)
 		"jmp 0b\n\t"
 		".popsection\n\t"
 		:
-		: [area] "r"(__rseq_offset), [cpu0] "r"(cpu0), [delta] "er"(delta),
-		  [shift] "i"(QUIESCE_PERCPU_BLOCK_SHIFT), [sig] "i"(RSEQ_SIG)
-		: "rax", "memory", "cc"
-		: no_rseq);
+		: [area] "r"(__rseq_offset), [cpu0] "r"(cpu0), [gate] "r"(gate),
+		  [delta] "er"(delta), [shift] "i"(QUIESCE_PERCPU_BLOCK_SHIFT), [sig] "i"(RSEQ_SIG)
+		: "rax", "memory", "cc" QUIESCE_RSEQ_TEST_CLOBBER
+		: refused);
 	return true;
-no_rseq:
+refused:
 	return false;
 }
+
+/* A gate that is always open (0), for adds that check none. */
+QUIESCE_API extern const int quiesce_percpu_gate_open;
 
 /*
  * No ordering of its own: callers bracket it with an RCU read-side section
@@ -121,10 +149,20 @@ no_rseq:
  */
 static inline void quiesce_percpu_count_add(long *cpu0, long delta)
 {
-	if (QUIESCE_UNLIKELY(!quiesce_percpu_count_add_rseq(cpu0, delta)))
+	if (QUIESCE_UNLIKELY(!quiesce_percpu_count_add_if_open(cpu0, &quiesce_percpu_gate_open,
+								delta)))
 		quiesce_percpu_count_add_shared(cpu0, delta);
 }
 #else
+/* Without the x86-64 sequence, nothing is added under a gate. */
+static inline bool quiesce_percpu_count_add_if_open(long *cpu0, const int *gate, long delta)
+{
+	(void)cpu0;
+	(void)gate;
+	(void)delta;
+	return false;
+}
+
 static inline void quiesce_percpu_count_add(long *cpu0, long delta)
 {
 	quiesce_percpu_count_add_atomic(cpu0, delta);

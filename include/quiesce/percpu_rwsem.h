@@ -5,12 +5,18 @@
  *
  * For data that is read very often and written very seldom.  While no
  * writer is around, percpu_down_read() and percpu_up_read() are one
- * per-CPU counter update inside an RCU read-side critical section: no
- * atomic instruction, no fence, no shared cache line written.  A writer
- * closes an rcu_sync gate (one expedited grace period, shared by a burst of
- * writers), which sends readers to a slow path that synchronizes with it
- * through fences and a shared flag, and waits for the readers inside to
- * leave.
+ * per-CPU counter update: no atomic instruction, no fence, no shared cache
+ * line written.  On x86-64 with rseq (glibc 2.35+) and Linux 5.10+, the
+ * look at the gate and the update are one restartable sequence, and a
+ * writer closes the gate by aborting the sequences in flight
+ * (membarrier(PRIVATE_EXPEDITED_RSEQ): it interrupts the CPUs running this
+ * process's threads, once per burst of writers).  Elsewhere (other
+ * architectures, ThreadSanitizer, valgrind, rseq disabled, or
+ * QUIESCE_RCU_NORMAL set when the semaphore is initialized) they run inside
+ * an RCU read-side critical section, and the writer waits for a grace
+ * period.  Either way the closed gate sends readers to a slow path that
+ * synchronizes with the writer through fences and a shared flag, and the
+ * writer waits for the readers inside to leave.
  *
  * Rules for callers
  * - Readers may sleep while holding the semaphore, may nest read locks only
@@ -76,44 +82,43 @@ QUIESCE_API bool quiesce_percpu_down_read_trylock_slow(struct quiesce_percpu_rws
 QUIESCE_API void quiesce_percpu_up_read_slow(struct quiesce_percpu_rwsem *sem);
 
 /*
- * The fast paths.  Inside the RCU section, "idle" means no writer has
- * passed rcu_sync_enter(): the writer's grace period will wait for this
- * section, and then see the counter update (src/percpu_rwsem.c).
+ * The fast path: adds delta to this CPU's slot of the reader count and
+ * returns true, or returns false having done nothing, when a writer is
+ * around (or the thread lacks rseq).  With rseq readers the gate check and
+ * the add are one restartable sequence, which the writer aborts; otherwise
+ * they share an RCU read-side section, which the writer's grace period
+ * waits for (src/percpu_rwsem.c).
  */
+static inline bool quiesce_percpu_rwsem_fast_add(struct quiesce_percpu_rwsem *sem, long delta)
+{
+	bool idle;
+
+	if (QUIESCE_LIKELY(sem->rss.rseq_readers))
+		return quiesce_percpu_count_add_if_open(sem->read_count, &sem->rss.gp_state, delta);
+	quiesce_rcu_read_lock();
+	idle = quiesce_rcu_sync_is_idle(&sem->rss);
+	if (QUIESCE_LIKELY(idle))
+		quiesce_percpu_count_add(sem->read_count, delta);
+	quiesce_rcu_read_unlock();
+	return idle;
+}
+
 static inline void quiesce_percpu_down_read(struct quiesce_percpu_rwsem *sem)
 {
-	quiesce_rcu_read_lock();
-	if (QUIESCE_LIKELY(quiesce_rcu_sync_is_idle(&sem->rss))) {
-		quiesce_percpu_count_add(sem->read_count, 1);
-		quiesce_rcu_read_unlock();
-		return;
-	}
-	quiesce_rcu_read_unlock();
-	quiesce_percpu_down_read_slow(sem);
+	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(sem, 1)))
+		quiesce_percpu_down_read_slow(sem);
 }
 
 static inline bool quiesce_percpu_down_read_trylock(struct quiesce_percpu_rwsem *sem)
 {
-	quiesce_rcu_read_lock();
-	if (QUIESCE_LIKELY(quiesce_rcu_sync_is_idle(&sem->rss))) {
-		quiesce_percpu_count_add(sem->read_count, 1);
-		quiesce_rcu_read_unlock();
-		return true;
-	}
-	quiesce_rcu_read_unlock();
-	return quiesce_percpu_down_read_trylock_slow(sem);
+	return QUIESCE_LIKELY(quiesce_percpu_rwsem_fast_add(sem, 1)) ||
+	       quiesce_percpu_down_read_trylock_slow(sem);
 }
 
 static inline void quiesce_percpu_up_read(struct quiesce_percpu_rwsem *sem)
 {
-	quiesce_rcu_read_lock();
-	if (QUIESCE_LIKELY(quiesce_rcu_sync_is_idle(&sem->rss))) {
-		quiesce_percpu_count_add(sem->read_count, -1);
-		quiesce_rcu_read_unlock();
-		return;
-	}
-	quiesce_rcu_read_unlock();
-	quiesce_percpu_up_read_slow(sem);
+	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(sem, -1)))
+		quiesce_percpu_up_read_slow(sem);
 }
 
 #ifndef QUIESCE_NO_SHORT_NAMES

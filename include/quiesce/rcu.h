@@ -269,6 +269,7 @@ struct quiesce_rcu_stats {
 	uint64_t gp_normal;		/* normal grace periods run */
 	uint64_t gp_expedited;		/* expedited grace periods run */
 	uint64_t sync_calls;		/* synchronize_rcu*() calls */
+	uint64_t rseq_barriers;		/* percpu-rwsem gates closed by aborting rseq */
 	uint64_t stall_warnings;	/* stall warnings issued */
 	uint64_t registered_threads;	/* threads registered now */
 	/* Callbacks; a child of fork() starts these from zero. */

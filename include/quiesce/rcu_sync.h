@@ -33,6 +33,7 @@
 #ifndef QUIESCE_RCU_SYNC_H
 #define QUIESCE_RCU_SYNC_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 
@@ -43,13 +44,18 @@
 extern "C" {
 #endif
 
-/* The states, in order: every one from PASSED up keeps readers slow. */
+/*
+ * The states, in order: every one from PASSED up keeps readers slow.  All
+ * but IDLE are negative, so that the per-CPU semaphore's reader tests the
+ * gate and its CPU number (negative without rseq) with one OR
+ * (include/quiesce/percpu_count.h).
+ */
 enum quiesce_rcu_sync_state {
-	QUIESCE_RCU_SYNC_IDLE,		/* no updater: readers may go fast */
-	QUIESCE_RCU_SYNC_ENTER,		/* the first updater waits for a grace period */
-	QUIESCE_RCU_SYNC_PASSED,	/* every reader now takes the slow path */
-	QUIESCE_RCU_SYNC_EXIT,		/* the last updater left; reopening */
-	QUIESCE_RCU_SYNC_REPLAY,	/* another came and went meanwhile */
+	QUIESCE_RCU_SYNC_IDLE = 0,		/* no updater: readers may go fast */
+	QUIESCE_RCU_SYNC_ENTER = INT_MIN + 1,	/* the first updater waits for a grace period */
+	QUIESCE_RCU_SYNC_PASSED = INT_MIN + 2,	/* every reader now takes the slow path */
+	QUIESCE_RCU_SYNC_EXIT = INT_MIN + 3,	/* the last updater left; reopening */
+	QUIESCE_RCU_SYNC_REPLAY = INT_MIN + 4,	/* another came and went meanwhile */
 };
 
 struct quiesce_rcu_sync_link {
@@ -58,6 +64,13 @@ struct quiesce_rcu_sync_link {
 
 struct quiesce_rcu_sync {
 	int gp_state;			/* read by readers; changed under lock */
+	/*
+	 * Set by percpu_init_rwsem() when its readers check gp_state inside
+	 * a restartable sequence instead of an RCU read-side section: the
+	 * first updater then aborts those sequences (membarrier) instead of
+	 * waiting for a grace period.
+	 */
+	bool rseq_readers;
 	int gp_count;			/* updaters between enter and exit */
 	int waiters;			/* threads asleep on gp_state; under lock */
 	pthread_mutex_t lock;

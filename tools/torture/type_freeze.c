@@ -4,7 +4,8 @@
  * one (as the kernel's write, page-fault and internal levels nest), and
  * writers freeze and thaw it, under the lock check: no work may be in
  * flight at any level while it is frozen.  Busted, the rcu_sync under each
- * level closes without waiting for a grace period.
+ * level closes without waiting for a grace period or aborting rseq
+ * readers, and work starts through the widened fast path (percpu_read.h).
  */
 #include <errno.h>
 #include <sched.h>
@@ -12,6 +13,7 @@
 #include <quiesce/freeze.h>
 
 #include "lock_check.h"
+#include "percpu_read.h"
 #include "torture.h"
 #include "type_table.h"
 
@@ -36,13 +38,13 @@ static void start_work(struct torture_thread *t, struct freezer *f)
 	int level = (int)(torture_random(t) % LEVELS);
 
 	if (torture_one_in(t, 4)) {
-		if (freezer_trystart(f, level)) {
+		if (torture_percpu_read->trystart(f, level)) {
 			held.level[held.n++] = level;
 			return;
 		}
 		lock_check_note(t, LOCK_TRYLOCK_FAILED);
 	}
-	freezer_start(f, level);
+	torture_percpu_read->start(f, level);
 	held.level[held.n++] = level;
 }
 
@@ -57,7 +59,7 @@ static void read_lock(struct torture_thread *t, void *lock)
 		unsigned above = (unsigned)(LEVELS - 1 - held.level[0]);
 		int level = held.level[0] + 1 + (int)(torture_random(t) % above);
 
-		freezer_start(f, level);
+		torture_percpu_read->start(f, level);
 		held.level[held.n++] = level;
 	}
 }
@@ -65,7 +67,7 @@ static void read_lock(struct torture_thread *t, void *lock)
 static void read_unlock(struct torture_thread *t, void *lock)
 {
 	while (held.n)
-		freezer_end(lock, held.level[--held.n]);
+		torture_percpu_read->end(lock, held.level[--held.n]);
 }
 
 static void write_lock(struct torture_thread *t, void *lock)

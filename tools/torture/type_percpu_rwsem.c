@@ -2,11 +2,14 @@
  * type_percpu_rwsem.c - the percpu-rwsem torture type: readers on the
  * per-CPU fast path (and the trylock) against writers that close the
  * rcu_sync gate, under the lock check.  Busted, rcu_sync closes the gate
- * without waiting for a grace period, so fast-path readers overlap writers.
+ * without waiting for a grace period or aborting rseq readers, and readers
+ * take the widened fast path (percpu_read.h), so fast-path readers overlap
+ * writers.
  */
 #include <quiesce/percpu_rwsem.h>
 
 #include "lock_check.h"
+#include "percpu_read.h"
 #include "rcu_sync.h"
 #include "torture.h"
 #include "type_table.h"
@@ -22,16 +25,16 @@
 static void read_lock(struct torture_thread *t, void *lock)
 {
 	if (torture_one_in(t, 4)) {
-		if (percpu_down_read_trylock(lock))
+		if (torture_percpu_read->down_read_trylock(lock))
 			return;
 		lock_check_note(t, LOCK_TRYLOCK_FAILED);
 	}
-	percpu_down_read(lock);
+	torture_percpu_read->down_read(lock);
 }
 
 static void read_unlock(struct torture_thread *t, void *lock)
 {
-	percpu_up_read(lock);
+	torture_percpu_read->up_read(lock);
 }
 
 static void write_lock(struct torture_thread *t, void *lock)
@@ -59,9 +62,11 @@ static const struct lock_ops percpu_rwsem_ops = {
 	.write_hold_ns = WRITE_HOLD_NS,
 };
 
+/* Busted, readers also take the widened fast path (percpu_read.h). */
 void torture_rcu_sync_set_busted(bool on)
 {
 	QUIESCE_STORE(&quiesce_test_busted_rcu_sync, on);
+	torture_percpu_read = on ? &torture_percpu_read_widened : &torture_percpu_read_plain;
 }
 
 static void setup(struct torture_run *run)
