@@ -9,7 +9,9 @@
  *  - the unpatched design: a per-CPU counter and a full fence on both
  *    sides, pairing with a freezer that sets `frozen` and then waits for
  *    the counter (smp_mb() in __sb_start_write() and __sb_end_write());
- *  - quiesce's freezer: a percpu-rwsem read pair, no fence.
+ *  - quiesce's freezer: a percpu-rwsem read pair, no fence (the gate check
+ *    and the count update in one restartable sequence, or in an RCU
+ *    read-side section without rseq).
  *
  * Both count on the same per-CPU counters, so the difference is the
  * fences and nothing else.

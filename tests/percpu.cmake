@@ -8,6 +8,16 @@ foreach(name test_percpu_count test_percpu_rwsem test_freeze)
   endif()
 endforeach()
 
+# Again with RCU readers that add through rseq: what semaphores initialized
+# under rcu_normal (or without membarrier's rseq command) get.
+foreach(name test_percpu_rwsem test_freeze)
+  if(TARGET ${name})
+    add_test(NAME ${name}_rcu_readers COMMAND ${name})
+    set_tests_properties(${name}_rcu_readers PROPERTIES TIMEOUT 300
+      ENVIRONMENT "QUIESCE_RCU_NORMAL=1")
+  endif()
+endforeach()
+
 # Again with the readers' restartable sequence widened between its look at
 # the gate and its count update (test-only), so that the busted control,
 # a gate closed without aborting the sequences in flight, can be caught.

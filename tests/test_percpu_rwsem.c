@@ -11,6 +11,7 @@
  * only shows when a reader stops between its look at the gate and its
  * count update.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -341,6 +342,46 @@ static void test_readers_not_starved(void)
 	CHECK(worst < 200000000u, "a reader waited %.1f ms behind writers", worst / 1e6);
 }
 
+/*
+ * A burst of back-to-back writers closes the gate once: one membarrier with
+ * rseq readers, one synchronize_rcu_expedited() call with RCU readers (the
+ * callbacks that reopen it wait without that call).  Every writer
+ * leaves while the reopening callback's grace period runs, so the gate
+ * never reopens in between; a second closing is allowed for a test that
+ * was descheduled that long.
+ */
+#define BURST 1000
+
+static uint64_t gate_closings(bool rseq)
+{
+	struct quiesce_rcu_stats s;
+
+	quiesce_rcu_get_stats(&s);
+	return rseq ? s.rseq_barriers : s.sync_calls;
+}
+
+static void test_burst_closes_once(void)
+{
+	struct percpu_rw_semaphore sem;
+	uint64_t before;
+	bool rseq;
+
+	percpu_init_rwsem(&sem);
+	rseq = sem.rss.rseq_readers;
+	before = gate_closings(rseq);
+	for (int i = 0; i < BURST; i++) {
+		percpu_down_write(&sem);
+		percpu_up_write(&sem);
+	}
+	uint64_t closings = gate_closings(rseq) - before;
+
+	fprintf(stderr, "%d writers in a burst: %" PRIu64 " gate closing(s), %s readers\n", BURST,
+		closings, rseq ? "rseq" : "RCU");
+	CHECK(closings >= 1 && closings <= 2, "%d writers closed the gate %" PRIu64 " times",
+	      BURST, closings);
+	percpu_free_rwsem(&sem);
+}
+
 /* A read lock taken on one thread and released on another. */
 static struct percpu_rw_semaphore handoff_sem;
 
@@ -416,6 +457,7 @@ int main(void)
 	test_writer_not_starved();
 	test_readers_not_starved();
 	test_release_on_other_thread();
+	test_burst_closes_once();
 	check_child_aborts(up_write_unheld, NULL, "not held for write");
 	check_child_aborts(assert_unheld, NULL, "is not held for write");
 	check_child_aborts(unbalanced_up_read, NULL, "reader count of -1");

@@ -13,10 +13,11 @@
  * lower level can still start the higher-level work it needs.
  *
  * Each level is a percpu_rw_semaphore: starting and ending work is its
- * read pair (one per-CPU counter update inside an RCU read-side section
- * while nobody freezes, no fence: what seed 003 did to the kernel's
- * sb_end_write()), plus a thread-local count that catches unbalanced calls.  Freezing pays one
- * expedited grace period per level.
+ * read pair (one per-CPU counter update while nobody freezes, no fence:
+ * what seed 003 did to the kernel's sb_end_write()), plus a thread-local
+ * count that catches unbalanced calls.  Freezing closes each level's gate:
+ * one expedited membarrier (or grace period) per level
+ * (include/quiesce/percpu_rwsem.h).
  *
  * Rules for callers, and what happens otherwise
  * - Work ends on the thread that started it.  freezer_end() with no work
@@ -47,7 +48,7 @@ extern "C" {
 
 /*
  * The semaphores live inside the freezer, so that the hot path reaches a
- * level's semaphore without loading a pointer first: 1.3 KB a freezer,
+ * level's semaphore without loading a pointer first: 1.4 KB a freezer,
  * plus a per-CPU counter for each level in use.
  */
 struct quiesce_freezer {

@@ -16,7 +16,9 @@
  * an RCU read-side critical section, and the writer waits for a grace
  * period.  Either way the closed gate sends readers to a slow path that
  * synchronizes with the writer through fences and a shared flag, and the
- * writer waits for the readers inside to leave.
+ * writer waits for the readers inside to leave.  A semaphore keeps the kind
+ * of readers it was initialized with: rcu_set_normal() later does not stop
+ * its writers' interrupts.
  *
  * Rules for callers
  * - Readers may sleep while holding the semaphore, may nest read locks only
@@ -35,10 +37,10 @@
  *   percpu_down_write() or percpu_free_rwsem() (the reader count is
  *   negative, or not zero).
  *
- * Memory: the structure (152 bytes on x86-64 with glibc) plus a per-CPU
+ * Memory: the structure (168 bytes on x86-64 with glibc) plus a per-CPU
  * counter of 8 * (possible CPUs + 1) bytes, packed with other counters of
  * the same CPU so that CPUs never share a line
- * (include/quiesce/percpu_count.h): 152 + 8 * (CPUs + 1) bytes, 0.7 KB on
+ * (include/quiesce/percpu_count.h): 168 + 8 * (CPUs + 1) bytes, 0.7 KB on
  * a 64-CPU machine, so thousands of semaphores are practical.
  * Padding each CPU's slot to a cache line would cost 8 times as much for
  * nothing: the allocator already keeps CPUs apart.
