@@ -10,10 +10,11 @@
 #include <quiesce/freeze.h>
 
 #include <errno.h>
+#include <string.h>
 
 #include "diag.h"
 
-__thread unsigned long quiesce_freezer_depth __attribute__((tls_model("initial-exec")));
+__thread long quiesce_freezer_depth __attribute__((tls_model("initial-exec")));
 
 void quiesce_freezer_misuse(const char *call, int level, int levels)
 {
@@ -23,12 +24,49 @@ void quiesce_freezer_misuse(const char *call, int level, int levels)
 	quiesce_die("%s(level %d) on a freezer with %d level(s)", call, level, levels);
 }
 
+/*
+ * A level beyond f->levels: no counter, and a gate that stays closed
+ * (negative) for every kind of reader, so that the hot path always hands
+ * it to the slow path, which reports it.
+ */
+static void init_unused_level(struct quiesce_percpu_rwsem *sem)
+{
+	memset(sem, 0, sizeof(*sem));
+	sem->rss.rseq_readers = true;
+	sem->rss.gp_state = QUIESCE_RCU_SYNC_PASSED;
+}
+
+static struct quiesce_percpu_rwsem *level_in_use(struct quiesce_freezer *f, const char *call,
+						 int level)
+{
+	if ((unsigned)level >= (unsigned)f->levels)
+		quiesce_freezer_misuse(call, level, f->levels);
+	return &f->level[level];
+}
+
+void quiesce_freezer_start_slow(struct quiesce_freezer *f, int level)
+{
+	quiesce_percpu_down_read_slow(level_in_use(f, "freezer_start", level));
+}
+
+bool quiesce_freezer_trystart_slow(struct quiesce_freezer *f, int level)
+{
+	return quiesce_percpu_down_read_trylock_slow(level_in_use(f, "freezer_trystart", level));
+}
+
+void quiesce_freezer_end_slow(struct quiesce_freezer *f, int level)
+{
+	quiesce_percpu_up_read_slow(level_in_use(f, "freezer_end", level));
+}
+
 int quiesce_freezer_init(struct quiesce_freezer *f, int levels)
 {
 	if (levels < 1 || levels > QUIESCE_FREEZER_MAX_LEVELS)
 		return -EINVAL;
 	for (int i = 0; i < levels; i++)
 		quiesce_percpu_init_rwsem(&f->level[i]);
+	for (int i = levels; i < QUIESCE_FREEZER_MAX_LEVELS; i++)
+		init_unused_level(&f->level[i]);
 	f->levels = levels;
 	f->frozen = false;
 	pthread_mutex_init(&f->lock, NULL);

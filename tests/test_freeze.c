@@ -224,10 +224,36 @@ static void end_without_start(void *arg)
 	freezer_end(&fz, 1);
 }
 
+/* Levels past the freezer's, within the array (closed gate) or beyond it. */
 static void level_out_of_range(void *arg)
 {
 	freezer_init(&fz, LEVELS);
 	freezer_start(&fz, LEVELS);
+}
+
+static void trystart_level_out_of_range(void *arg)
+{
+	freezer_init(&fz, LEVELS);
+	freezer_trystart(&fz, QUIESCE_FREEZER_MAX_LEVELS - 1);
+}
+
+static void end_level_out_of_range(void *arg)
+{
+	freezer_init(&fz, LEVELS);
+	freezer_start(&fz, 0);
+	freezer_end(&fz, LEVELS + 1);
+}
+
+static void level_past_array(void *arg)
+{
+	freezer_init(&fz, LEVELS);
+	freezer_start(&fz, QUIESCE_FREEZER_MAX_LEVELS);
+}
+
+static void negative_level(void *arg)
+{
+	freezer_init(&fz, LEVELS);
+	freezer_trystart(&fz, -1);
 }
 
 static void freeze_inside_work(void *arg)
@@ -262,7 +288,11 @@ int main(void)
 	else
 		fprintf(stderr, "rseq readers: the busted control runs in the _rseq_window build\n");
 	check_child_aborts(end_without_start, NULL, "without a matching freezer_start()");
-	check_child_aborts(level_out_of_range, NULL, "on a freezer with 3 level(s)");
+	check_child_aborts(level_out_of_range, NULL, "freezer_start(level 3) on a freezer with 3 level(s)");
+	check_child_aborts(trystart_level_out_of_range, NULL, "freezer_trystart(level 7) on a freezer");
+	check_child_aborts(end_level_out_of_range, NULL, "freezer_end(level 4) on a freezer");
+	check_child_aborts(level_past_array, NULL, "freezer_start(level 8) on a freezer");
+	check_child_aborts(negative_level, NULL, "freezer_trystart(level -1) on a freezer");
 	check_child_aborts(freeze_inside_work, NULL, "it would wait for itself");
 	check_child_aborts(destroy_frozen, NULL, "on a frozen freezer");
 	check_child_aborts(destroy_busy, NULL, "reader count of 1");

@@ -58,9 +58,11 @@ struct quiesce_freezer {
 	struct quiesce_percpu_rwsem level[QUIESCE_FREEZER_MAX_LEVELS];
 };
 
-/* Work started and not yet ended by this thread, over all freezers. */
-QUIESCE_API extern __thread unsigned long quiesce_freezer_depth
-	__attribute__((tls_model("initial-exec")));
+/*
+ * Work started and not yet ended by this thread, over all freezers;
+ * negative only on the way to the abort for an unbalanced freezer_end().
+ */
+QUIESCE_API extern __thread long quiesce_freezer_depth __attribute__((tls_model("initial-exec")));
 
 /* Returns 0, or -EINVAL when levels is out of range. */
 QUIESCE_API int quiesce_freezer_init(struct quiesce_freezer *f, int levels);
@@ -70,25 +72,38 @@ QUIESCE_API int quiesce_freezer_thaw(struct quiesce_freezer *f);
 QUIESCE_API bool quiesce_freezer_frozen(struct quiesce_freezer *f);
 QUIESCE_API QUIESCE_COLD QUIESCE_NORETURN void quiesce_freezer_misuse(const char *call,
 								     int level, int levels);
+/* The slow paths: a level frozen or freezing, or not in use. */
+QUIESCE_API void quiesce_freezer_start_slow(struct quiesce_freezer *f, int level);
+QUIESCE_API bool quiesce_freezer_trystart_slow(struct quiesce_freezer *f, int level);
+QUIESCE_API void quiesce_freezer_end_slow(struct quiesce_freezer *f, int level);
 
+/*
+ * The hot path checks the level against the array only (free for a
+ * constant level).  A level at or beyond f->levels has a gate that never
+ * opens, so it takes the slow path, which checks it against f->levels.
+ */
 static inline struct quiesce_percpu_rwsem *quiesce_freezer_level(struct quiesce_freezer *f,
 								 const char *call, int level)
 {
-	if (QUIESCE_UNLIKELY((unsigned)level >= (unsigned)f->levels))
+	if (QUIESCE_UNLIKELY((unsigned)level >= QUIESCE_FREEZER_MAX_LEVELS))
 		quiesce_freezer_misuse(call, level, f->levels);
 	return &f->level[level];
 }
 
 static inline void quiesce_freezer_start(struct quiesce_freezer *f, int level)
 {
-	quiesce_percpu_down_read(quiesce_freezer_level(f, "freezer_start", level));
+	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(
+		    quiesce_freezer_level(f, "freezer_start", level), 1)))
+		quiesce_freezer_start_slow(f, level);
 	quiesce_freezer_depth++;
 }
 
 /* Returns false, having started nothing, when the level is frozen. */
 static inline bool quiesce_freezer_trystart(struct quiesce_freezer *f, int level)
 {
-	if (!quiesce_percpu_down_read_trylock(quiesce_freezer_level(f, "freezer_trystart", level)))
+	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(
+		    quiesce_freezer_level(f, "freezer_trystart", level), 1)) &&
+	    !quiesce_freezer_trystart_slow(f, level))
 		return false;
 	quiesce_freezer_depth++;
 	return true;
@@ -98,10 +113,10 @@ static inline void quiesce_freezer_end(struct quiesce_freezer *f, int level)
 {
 	struct quiesce_percpu_rwsem *sem = quiesce_freezer_level(f, "freezer_end", level);
 
-	if (QUIESCE_UNLIKELY(!quiesce_freezer_depth))
+	if (QUIESCE_UNLIKELY(--quiesce_freezer_depth < 0))
 		quiesce_freezer_misuse("freezer_end", level, -1);
-	quiesce_freezer_depth--;
-	quiesce_percpu_up_read(sem);
+	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(sem, -1)))
+		quiesce_freezer_end_slow(f, level);
 }
 
 #ifndef QUIESCE_NO_SHORT_NAMES
