@@ -1,5 +1,6 @@
 # A thin layer over CMake.  make bench: build and run the benchmark report;
-# make test: the whole suite, in a default, an ASan+UBSan and a TSan build.
+# make test: the whole suite, in a default build (also under valgrind), an
+# ASan+UBSan and a TSan build.
 BUILD ?= build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
@@ -9,7 +10,7 @@ CTEST_JOBS ?= 2
 SANITIZER_CTEST_JOBS ?= 1
 BENCH_ARGS ?= all
 
-.PHONY: all build test test-default test-asan test-tsan check-compilers bench install clean
+.PHONY: all build test test-default test-valgrind test-asan test-tsan check-compilers bench install clean
 
 all: build
 
@@ -17,10 +18,15 @@ build:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: test-default test-asan test-tsan
+test: test-default test-valgrind test-asan test-tsan
 
 test-default: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(CTEST_JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j $(CTEST_JOBS) -LE valgrind
+
+# The plain build's tests under valgrind (tests/valgrind.cmake), one at a
+# time: valgrind runs one thread at a time, and its timing is slow enough.
+test-valgrind: build
+	ctest --test-dir $(BUILD) --output-on-failure -j 1 -L valgrind
 
 test-asan:
 	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DQUIESCE_SANITIZE=address -DQUIESCE_BUILD_BENCH=OFF

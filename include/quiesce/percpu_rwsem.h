@@ -62,9 +62,10 @@ extern "C" {
 
 struct quiesce_percpu_rwsem_waiter;
 
+/* What the fast path reads (read_count, the gate) shares the first line. */
 struct quiesce_percpu_rwsem {
-	struct quiesce_rcu_sync rss;	/* idle: readers take the fast path */
 	long *read_count;		/* per-CPU; the sum is the reader count */
+	struct quiesce_rcu_sync rss;	/* idle: readers take the fast path */
 	int block;			/* a writer holds or claims the lock */
 	int writer_sleeping;		/* futex: the writer waits for readers */
 	bool write_held;		/* a writer is inside (for assertions) */
