@@ -92,10 +92,30 @@ void quiesce_percpu_init_rwsem(struct quiesce_percpu_rwsem *sem)
 	sem->head = sem->tail = NULL;
 }
 
+/*
+ * A freed semaphore keeps a gate that never opens, for every kind of
+ * reader, and no counter: any later use reaches a slow path, which says
+ * what happened instead of touching freed memory.
+ */
+static void mark_freed(struct quiesce_percpu_rwsem *sem)
+{
+	sem->read_count = NULL;
+	sem->rss.rseq_readers = true;
+	sem->rss.gp_state = QUIESCE_RCU_SYNC_PASSED;
+}
+
+static void check_live(struct quiesce_percpu_rwsem *sem, const char *call)
+{
+	if (QUIESCE_UNLIKELY(!QUIESCE_LOAD(&sem->read_count)))
+		quiesce_die("%s() on percpu_rw_semaphore %p after percpu_free_rwsem()", call,
+			    (void *)sem);
+}
+
 void quiesce_percpu_free_rwsem(struct quiesce_percpu_rwsem *sem)
 {
 	long readers;
 
+	check_live(sem, "percpu_free_rwsem");
 	if (QUIESCE_LOAD(&sem->block) || sem->head)
 		quiesce_die("percpu_free_rwsem() on a semaphore held for write or waited for");
 	readers = quiesce_percpu_count_sum(sem->read_count);
@@ -106,6 +126,7 @@ void quiesce_percpu_free_rwsem(struct quiesce_percpu_rwsem *sem)
 	quiesce_rcu_sync_dtor(&sem->rss);
 	quiesce_percpu_count_free(sem->read_count);
 	pthread_mutex_destroy(&sem->wait_lock);
+	mark_freed(sem);
 }
 
 /*
@@ -187,17 +208,20 @@ static void wait_for_grant(struct quiesce_percpu_rwsem *sem, bool reader)
 
 void quiesce_percpu_down_read_slow(struct quiesce_percpu_rwsem *sem)
 {
+	check_live(sem, "percpu_down_read");
 	if (!reader_trylock(sem))
 		wait_for_grant(sem, true);
 }
 
 bool quiesce_percpu_down_read_trylock_slow(struct quiesce_percpu_rwsem *sem)
 {
+	check_live(sem, "percpu_down_read_trylock");
 	return reader_trylock(sem);
 }
 
 void quiesce_percpu_up_read_slow(struct quiesce_percpu_rwsem *sem)
 {
+	check_live(sem, "percpu_up_read");
 	/* B: release, the critical section before the decrement; pairs with C. */
 	reader_leave_slow(sem);
 }
@@ -247,6 +271,7 @@ static void wait_for_readers(struct quiesce_percpu_rwsem *sem)
 
 void quiesce_percpu_down_write(struct quiesce_percpu_rwsem *sem)
 {
+	check_live(sem, "percpu_down_write");
 	/* From here on, readers take the slow path (argument at the top). */
 	quiesce_rcu_sync_enter(&sem->rss);
 	if (!writer_trylock(sem))

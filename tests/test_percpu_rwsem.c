@@ -443,6 +443,33 @@ static void unbalanced_up_read_then_write(void *arg)
 	percpu_down_write(&sem);
 }
 
+static void read_after_free(void *arg)
+{
+	struct percpu_rw_semaphore sem;
+
+	percpu_init_rwsem(&sem);
+	percpu_free_rwsem(&sem);
+	percpu_down_read(&sem);
+}
+
+static void write_after_free(void *arg)
+{
+	struct percpu_rw_semaphore sem;
+
+	percpu_init_rwsem(&sem);
+	percpu_free_rwsem(&sem);
+	percpu_down_write(&sem);
+}
+
+static void free_twice(void *arg)
+{
+	struct percpu_rw_semaphore sem;
+
+	percpu_init_rwsem(&sem);
+	percpu_free_rwsem(&sem);
+	percpu_free_rwsem(&sem);
+}
+
 int main(void)
 {
 	check_rseq_mode();
@@ -462,6 +489,9 @@ int main(void)
 	check_child_aborts(assert_unheld, NULL, "is not held for write");
 	check_child_aborts(unbalanced_up_read, NULL, "reader count of -1");
 	check_child_aborts(unbalanced_up_read_then_write, NULL, "found a reader count of -1");
+	check_child_aborts(read_after_free, NULL, "percpu_down_read() on percpu_rw_semaphore");
+	check_child_aborts(write_after_free, NULL, "percpu_down_write() on percpu_rw_semaphore");
+	check_child_aborts(free_twice, NULL, "percpu_free_rwsem() on percpu_rw_semaphore");
 	printf("percpu_rw_semaphore: all checks passed\n");
 	return 0;
 }

@@ -35,7 +35,8 @@
  *   percpu_free_rwsem() on one that is held or has waiters, abort with a
  *   message.  An unbalanced percpu_up_read() is reported by the next
  *   percpu_down_write() or percpu_free_rwsem() (the reader count is
- *   negative, or not zero).
+ *   negative, or not zero).  Any use after percpu_free_rwsem() aborts with
+ *   a message (until the memory is reused).
  *
  * Memory: the structure (168 bytes on x86-64 with glibc) plus a per-CPU
  * counter of 8 * (possible CPUs + 1) bytes, packed with other counters of
