@@ -60,7 +60,7 @@ static struct fenced_freezer fenced;
 static struct freezer fz;
 
 struct writer_arg {
-	bool rcu_based;
+	bool fence_free;
 	long writes;
 	double seconds;
 	char src[WRITE_BYTES], dst[WRITE_BYTES];
@@ -75,14 +75,14 @@ static void *writer(void *p)
 	memset(a->src, 'w', sizeof(a->src));
 	t0 = qb_now_ns();
 	for (long i = 0; i < a->writes; i++) {
-		if (a->rcu_based)
+		if (a->fence_free)
 			freezer_start(&fz, 0);
 		else
 			fenced_start(&fenced);
 		a->src[0] = (char)i;
 		memcpy(a->dst, a->src, sizeof(a->dst));
 		quiesce_compiler_barrier();
-		if (a->rcu_based)
+		if (a->fence_free)
 			freezer_end(&fz, 0);
 		else
 			fenced_end(&fenced);
@@ -93,13 +93,13 @@ static void *writer(void *p)
 }
 
 /* Millions of writes per second, all threads together. */
-static double mwrites_per_s(bool rcu_based, int threads, long writes)
+static double mwrites_per_s(bool fence_free, int threads, long writes)
 {
 	struct writer_arg args[2];
 	double slowest = 0;
 
 	for (int i = 0; i < threads; i++)
-		args[i] = (struct writer_arg){ .rcu_based = rcu_based, .writes = writes };
+		args[i] = (struct writer_arg){ .fence_free = fence_free, .writes = writes };
 	qb_run_threads(threads, writer, args, sizeof(args[0]));
 	for (int i = 0; i < threads; i++)
 		if (args[i].seconds > slowest)
@@ -110,7 +110,7 @@ static double mwrites_per_s(bool rcu_based, int threads, long writes)
 static void run_seed_freeze(const struct qb_options *opt)
 {
 	long writes = opt->quick ? 3000000 : 15000000;
-	const char *names[2] = { "full fence (unpatched)", "RCU freezer (quiesce)" };
+	const char *names[2] = { "full fence (unpatched)", "quiesce freezer (no fence)" };
 	struct qb_spread one_thread[2];
 
 	fenced.count = quiesce_percpu_count_alloc();
@@ -143,7 +143,7 @@ static void run_seed_freeze(const struct qb_options *opt)
 		.kernel_after = "RCU read section",
 		.kernel_change = "+27.1% writes/s",
 		.ours_before_label = "full fence, 1 thread",
-		.ours_after_label = "RCU freezer, 1 thread",
+		.ours_after_label = "quiesce freezer, 1 thread",
 		.ours_before = one_thread[0].median,
 		.ours_after = one_thread[1].median,
 		.unit = "Mwrites/s",
@@ -151,5 +151,5 @@ static void run_seed_freeze(const struct qb_options *opt)
 }
 
 QB_EXPERIMENT(seed_freeze, .name = "seed-freeze",
-	      .title = "small writes under freeze protection, full fence vs RCU",
+	      .title = "small writes under freeze protection, full fence vs none",
 	      .order = 4, .run = run_seed_freeze)
