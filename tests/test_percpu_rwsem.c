@@ -345,10 +345,11 @@ static void test_readers_not_starved(void)
 /*
  * A burst of back-to-back writers closes the gate once: one membarrier with
  * rseq readers, one synchronize_rcu_expedited() call with RCU readers (the
- * callbacks that reopen it wait without that call).  Every writer
- * leaves while the reopening callback's grace period runs, so the gate
- * never reopens in between; a second closing is allowed for a test that
- * was descheduled that long.
+ * callbacks that reopen it wait without that call).  Every writer leaves
+ * while the reopening callback's grace period runs, so the gate reopens
+ * only when this thread loses its CPU between two writers for a whole
+ * grace period: on a loaded machine, a few times.  One closing per 100
+ * writers is the bound (one each would be 1000).
  */
 #define BURST 1000
 
@@ -377,8 +378,8 @@ static void test_burst_closes_once(void)
 
 	fprintf(stderr, "%d writers in a burst: %" PRIu64 " gate closing(s), %s readers\n", BURST,
 		closings, rseq ? "rseq" : "RCU");
-	CHECK(closings >= 1 && closings <= 2, "%d writers closed the gate %" PRIu64 " times",
-	      BURST, closings);
+	CHECK(closings >= 1 && closings <= BURST / 100, "%d writers closed the gate %" PRIu64
+	      " times", BURST, closings);
 	percpu_free_rwsem(&sem);
 }
 
