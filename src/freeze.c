@@ -10,9 +10,9 @@
 #include <quiesce/freeze.h>
 
 #include <errno.h>
-#include <string.h>
 
 #include "diag.h"
+#include "percpu_rwsem_dead.h"
 
 __thread long quiesce_freezer_depth __attribute__((tls_model("initial-exec")));
 
@@ -22,18 +22,6 @@ void quiesce_freezer_misuse(const char *call, int level, int levels)
 		quiesce_die("%s(level %d) without a matching freezer_start() on this thread",
 			    call, level);
 	quiesce_die("%s(level %d) on a freezer with %d level(s)", call, level, levels);
-}
-
-/*
- * A level beyond f->levels: no counter, and a gate that stays closed
- * (negative) for every kind of reader, so that the hot path always hands
- * it to the slow path, which reports it.
- */
-static void init_unused_level(struct quiesce_percpu_rwsem *sem)
-{
-	memset(sem, 0, sizeof(*sem));
-	sem->rss.rseq_readers = true;
-	sem->rss.gp_state = QUIESCE_RCU_SYNC_PASSED;
 }
 
 static struct quiesce_percpu_rwsem *level_in_use(struct quiesce_freezer *f, const char *call,
@@ -65,8 +53,9 @@ int quiesce_freezer_init(struct quiesce_freezer *f, int levels)
 		return -EINVAL;
 	for (int i = 0; i < levels; i++)
 		quiesce_percpu_init_rwsem(&f->level[i]);
+	/* The hot path hands levels past ours to the slow path, which reports them. */
 	for (int i = levels; i < QUIESCE_FREEZER_MAX_LEVELS; i++)
-		init_unused_level(&f->level[i]);
+		quiesce_percpu_init_dead(&f->level[i]);
 	f->levels = levels;
 	f->frozen = false;
 	pthread_mutex_init(&f->lock, NULL);

@@ -50,10 +50,13 @@
  */
 #include <quiesce/percpu_rwsem.h>
 
+#include <string.h>
+
 #include "diag.h"
 #include "futex.h"
 #include "gp_barrier.h"
 #include "gp_engine.h"
+#include "percpu_rwsem_dead.h"
 
 /* Sums of the counter a writer polls before it sleeps. */
 #define DRAIN_SPINS 200
@@ -92,14 +95,9 @@ void quiesce_percpu_init_rwsem(struct quiesce_percpu_rwsem *sem)
 	sem->head = sem->tail = NULL;
 }
 
-/*
- * A freed semaphore keeps a gate that never opens, for every kind of
- * reader, and no counter: any later use reaches a slow path, which says
- * what happened instead of touching freed memory.
- */
-static void mark_freed(struct quiesce_percpu_rwsem *sem)
+void quiesce_percpu_init_dead(struct quiesce_percpu_rwsem *sem)
 {
-	sem->read_count = NULL;
+	memset(sem, 0, sizeof(*sem));
 	sem->rss.rseq_readers = true;
 	sem->rss.gp_state = QUIESCE_RCU_SYNC_PASSED;
 }
@@ -126,7 +124,7 @@ void quiesce_percpu_free_rwsem(struct quiesce_percpu_rwsem *sem)
 	quiesce_rcu_sync_dtor(&sem->rss);
 	quiesce_percpu_count_free(sem->read_count);
 	pthread_mutex_destroy(&sem->wait_lock);
-	mark_freed(sem);
+	quiesce_percpu_init_dead(sem);
 }
 
 /*
