@@ -1,18 +1,8 @@
 # quiesce-torture (tools/torture): every type for a short bounded run with
 # every fault it supports, and every busted type, which must be caught.
-# The fork fault is left out under both sanitizers, whose runtimes do not
-# support a child of a multithreaded fork() that starts threads and
-# allocates, as its torture does.  ThreadSanitizer cannot follow threads
-# started there.  AddressSanitizer does not take its allocator's locks
-# around fork() (upstream does since December 2023, llvm-project #75290;
-# not the runtimes of GCC 12 and Clang 14): the child can copy one held by
-# another thread of the run (a churn thread starting or exiting, a writer
-# allocating), and hangs at the first allocation that needs it, which is
-# usually in starting its first thread.
+# Under a sanitizer, --faults all leaves out the fork fault by itself
+# (tools/torture/main.c says why).
 set(QT_FAULTS all)
-if(NOT QUIESCE_SANITIZE STREQUAL "")
-  set(QT_FAULTS all,-fork)
-endif()
 # Each busted type with the faults that catch it fastest: for the rcu_sync
 # types, signals that stop readers on their fast path (see signals.c).
 set(QT_TYPES rcu:delay rcu-expedited:delay rcu-poll:delay call-rcu:delay rwsem:delay

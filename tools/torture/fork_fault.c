@@ -6,6 +6,7 @@
  * pass.  The parent carries on meanwhile.
  */
 #include <errno.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #define FORK_PERIOD_NS (30ull * 1000000000u)
 #define CHILD_DURATION_NS 1000000000ull
 #define POLL_NS 50000000ull
+#define REAP_POLL_NS 10000000ull
 
 static int child_torture(struct torture_run *parent)
 {
@@ -31,6 +33,28 @@ static int child_torture(struct torture_run *parent)
 	return torture_main(&opt, parent->type);
 }
 
+/*
+ * Reaps the child, or kills it once it has had its run and half a join
+ * timeout more: a child stuck in a primitive is a violation to report, and
+ * this thread must still finish within its own join timeout after the
+ * parent's run.  Returns false for a child that had to be killed.
+ */
+static bool reap_child(struct torture_run *run, pid_t pid, int *status)
+{
+	uint64_t deadline = torture_now_ns() + CHILD_DURATION_NS + run->opt->join_timeout_ns / 2;
+	pid_t got;
+
+	/* Polled: nothing wakes this thread when the child exits. */
+	while ((got = waitpid(pid, status, WNOHANG)) == 0 && torture_now_ns() < deadline)
+		torture_sleep_ns(REAP_POLL_NS);
+	if (got == pid)
+		return true;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	return false;
+}
+
 static void fork_and_check(struct torture_thread *t)
 {
 	struct torture_run *run = t->run;
@@ -44,9 +68,11 @@ static void fork_and_check(struct torture_thread *t)
 	if (pid == 0)
 		_exit(child_torture(run));
 	__atomic_fetch_add(&run->forks, 1, __ATOMIC_RELAXED);
-	/* Woken by the child's exit; its run is bounded like ours. */
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	if (!reap_child(run, pid, &status)) {
+		torture_violation(run, TV_FORK_CHILD, "the child of fork() did not finish its "
+				  "torture in time (killed)");
+		return;
+	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return;
 	if (WIFEXITED(status))
