@@ -50,6 +50,7 @@ static bool reap_child(struct torture_run *run, pid_t pid, int *status)
 	if (got == pid)
 		return true;
 	kill(pid, SIGKILL);
+	/* Woken by the killed child's exit. */
 	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
 	return false;
