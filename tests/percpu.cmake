@@ -1,21 +1,20 @@
-# The per-CPU fast paths again with rseq disabled, so that the fallback
-# (atomic adds on each counter's shared slot) is tested as well.
-foreach(name test_percpu_count test_percpu_rwsem test_freeze)
+# The per-CPU tests again in another environment: a test program, a name
+# suffix, and the variable that changes the path it takes.
+function(percpu_env_test name suffix env)
   if(TARGET ${name})
-    add_test(NAME ${name}_no_rseq COMMAND ${name})
-    set_tests_properties(${name}_no_rseq PROPERTIES TIMEOUT 300
-      ENVIRONMENT "GLIBC_TUNABLES=glibc.pthread.rseq=0")
+    add_test(NAME ${name}_${suffix} COMMAND ${name})
+    set_tests_properties(${name}_${suffix} PROPERTIES TIMEOUT 300 ENVIRONMENT "${env}")
   endif()
-endforeach()
+endfunction()
 
-# Again with RCU readers that add through rseq: what semaphores initialized
-# under rcu_normal (or without membarrier's rseq command) get.
+foreach(name test_percpu_count test_percpu_rwsem test_freeze)
+  # rseq disabled: the fallback (atomic adds on each counter's shared slot).
+  percpu_env_test(${name} no_rseq "GLIBC_TUNABLES=glibc.pthread.rseq=0")
+endforeach()
 foreach(name test_percpu_rwsem test_freeze)
-  if(TARGET ${name})
-    add_test(NAME ${name}_rcu_readers COMMAND ${name})
-    set_tests_properties(${name}_rcu_readers PROPERTIES TIMEOUT 300
-      ENVIRONMENT "QUIESCE_RCU_NORMAL=1")
-  endif()
+  # RCU readers that add through rseq: what semaphores initialized under
+  # rcu_normal (or without membarrier's rseq command) get.
+  percpu_env_test(${name} rcu_readers "QUIESCE_RCU_NORMAL=1")
 endforeach()
 
 # Again with the readers' restartable sequence widened between its look at
