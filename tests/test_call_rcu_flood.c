@@ -13,7 +13,7 @@
 
 #include <quiesce/rcu.h>
 
-#include "call_rcu.h"
+#include "rcu/call_rcu.h"
 #include "check.h"
 
 #define ENQUEUERS 2

@@ -14,7 +14,7 @@
 #include <quiesce/freeze.h>
 
 #include "check.h"
-#include "rcu_sync.h"
+#include "locks/rcu_sync.h"
 
 #define LEVELS 3
 #define WORKERS 4

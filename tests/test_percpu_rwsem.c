@@ -20,7 +20,7 @@
 #include <quiesce/percpu_rwsem.h>
 
 #include "check.h"
-#include "rcu_sync.h"
+#include "locks/rcu_sync.h"
 
 #define SEMS 16
 #define READERS 4

@@ -6,7 +6,7 @@
 #include <quiesce/rcu.h>
 
 #include "check.h"
-#include "gp_seq.h"
+#include "rcu/gp_seq.h"
 
 static void test_nesting(void)
 {

@@ -13,7 +13,7 @@
 #include <quiesce/rcu.h>
 
 #include "check.h"
-#include "gp_engine.h"
+#include "rcu/gp_engine.h"
 
 #define READERS 3
 #define UPDATERS 2

@@ -11,7 +11,7 @@
 #include <quiesce/rcu_sync.h>
 
 #include "check.h"
-#include "rcu_sync.h"
+#include "locks/rcu_sync.h"
 
 #define BURST 1000
 #define READERS 3

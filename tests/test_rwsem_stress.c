@@ -18,7 +18,7 @@
 #include <quiesce/rwsem.h>
 
 #include "check.h"
-#include "rwsem_internal.h"
+#include "locks/rwsem_internal.h"
 
 #define READERS 3
 #define WRITERS 2

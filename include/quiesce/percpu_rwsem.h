@@ -91,7 +91,7 @@ QUIESCE_API void quiesce_percpu_up_read_slow(struct quiesce_percpu_rwsem *sem);
  * around (or the thread lacks rseq).  With rseq readers the gate check and
  * the add are one restartable sequence, which the writer aborts; otherwise
  * they share an RCU read-side section, which the writer's grace period
- * waits for (src/percpu_rwsem.c).
+ * waits for (src/locks/percpu_rwsem.c).
  */
 static inline bool quiesce_percpu_rwsem_fast_add(struct quiesce_percpu_rwsem *sem, long delta)
 {

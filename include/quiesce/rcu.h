@@ -33,7 +33,7 @@
  *
  * The reader fast path is inline: a thread-local load and store, a compiler
  * barrier and, on the outermost unlock, a load of one read-mostly shared
- * word.  The ordering argument is in src/gp_engine.c.
+ * word.  The ordering argument is in src/rcu/gp_engine.c.
  */
 #ifndef QUIESCE_RCU_H
 #define QUIESCE_RCU_H

@@ -87,7 +87,7 @@ static inline bool quiesce_rcu_sync_is_idle(const struct quiesce_rcu_sync *rss)
 {
 	/*
 	 * Relaxed: the grace period in rcu_sync_enter() orders this load
-	 * against the updater (see src/rcu_sync.c).  ThreadSanitizer cannot
+	 * against the updater (see src/locks/rcu_sync.c).  ThreadSanitizer cannot
 	 * see that, so there it is an acquire, pairing with the release that
 	 * reopens the gate.
 	 */

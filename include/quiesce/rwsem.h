@@ -44,7 +44,7 @@
  *   no other thread held or waited for it at the time of the fork.
  *
  * The count word and the correctness argument are described in
- * src/rwsem.c.
+ * src/locks/rwsem.c.
  */
 #ifndef QUIESCE_RWSEM_H
 #define QUIESCE_RWSEM_H
@@ -88,7 +88,7 @@ struct quiesce_rwsem {
 #define QUIESCE_RWSEM_INITIALIZER { 0, 0, 0, NULL, NULL }
 #define QUIESCE_DECLARE_RWSEM(name) struct quiesce_rwsem name = QUIESCE_RWSEM_INITIALIZER
 
-/* Slow paths and misuse reports, in src/rwsem.c. */
+/* Slow paths and misuse reports, in src/locks/rwsem.c. */
 QUIESCE_API int quiesce_rwsem_read_slowpath(struct quiesce_rwsem *sem, unsigned long count,
 					    uint64_t timeout_ns);
 QUIESCE_API int quiesce_rwsem_write_slowpath(struct quiesce_rwsem *sem, uint64_t timeout_ns);

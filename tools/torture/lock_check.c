@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "gp_engine.h"
+#include "rcu/gp_engine.h"
 #include "torture.h"
 
 #define DATA_WORDS 8

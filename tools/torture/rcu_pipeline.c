@@ -10,7 +10,7 @@
 
 #include <quiesce/rcu.h>
 
-#include "gp_engine.h"
+#include "rcu/gp_engine.h"
 #include "rcu_stall.h"
 #include "torture.h"
 

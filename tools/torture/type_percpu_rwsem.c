@@ -10,7 +10,7 @@
 
 #include "lock_check.h"
 #include "percpu_read.h"
-#include "rcu_sync.h"
+#include "locks/rcu_sync.h"
 #include "torture.h"
 #include "type_table.h"
 

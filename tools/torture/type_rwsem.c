@@ -7,7 +7,7 @@
 #include <quiesce/rwsem.h>
 
 #include "lock_check.h"
-#include "rwsem_internal.h"
+#include "locks/rwsem_internal.h"
 #include "torture.h"
 
 #define TIMEOUT_NS_MAX 200000u

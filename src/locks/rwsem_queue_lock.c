@@ -1,6 +1,6 @@
-#include "rwsem_queue_lock.h"
+#include "locks/rwsem_queue_lock.h"
 
-#include "futex.h"
+#include "common/futex.h"
 
 /* Reads of a held lock before sleeping: about a microsecond. */
 #define QUEUE_LOCK_SPINS 100

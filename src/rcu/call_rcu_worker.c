@@ -34,7 +34,7 @@
  * precedes, in the same total order, its read of h, which precedes harvest
  * h + 1's store of its number and so that harvest's look at every queue.
  */
-#include "call_rcu.h"
+#include "rcu/call_rcu.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -43,10 +43,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "call_rcu_queue.h"
-#include "diag.h"
-#include "futex.h"
-#include "gp_engine.h"
+#include "rcu/call_rcu_queue.h"
+#include "common/diag.h"
+#include "common/futex.h"
+#include "rcu/gp_engine.h"
 
 struct cb_batch {
 	struct quiesce_cb_list list;

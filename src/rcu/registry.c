@@ -6,11 +6,11 @@
  * thread that exits while registered; it runs before the thread's TLS is
  * freed, so the registry never points into a dead thread.
  */
-#include "registry.h"
+#include "rcu/registry.h"
 
 #include <stdio.h>
 
-#include "diag.h"
+#include "common/diag.h"
 
 __thread struct quiesce_rcu_reader quiesce_rcu_reader_self
 	__attribute__((tls_model("initial-exec"))) = { .ctr = QUIESCE_RCU_UNREGISTERED };

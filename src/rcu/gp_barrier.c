@@ -12,7 +12,7 @@
  * user space, aborts any restartable sequence their threads were in; the
  * per-CPU semaphores close their gates with it (rcu_sync.c).
  */
-#include "gp_barrier.h"
+#include "rcu/gp_barrier.h"
 
 #include <linux/membarrier.h>
 #include <stdint.h>
@@ -21,7 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "common/diag.h"
 
 static enum quiesce_rcu_backend backend;
 static int normal_cmd;		/* membarrier command for normal grace periods */

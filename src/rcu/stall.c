@@ -5,12 +5,12 @@
  * at doubling intervals, so a stuck reader never floods stderr); this file
  * decides how.
  */
-#include "stall.h"
+#include "rcu/stall.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "diag.h"
+#include "common/diag.h"
 
 #define DEFAULT_STALL_TIMEOUT_MS 21000u
 

@@ -80,10 +80,10 @@
 
 #include <quiesce/rwsem.h>
 
-#include "diag.h"
-#include "futex.h"
-#include "rwsem_internal.h"
-#include "rwsem_queue_lock.h"
+#include "common/diag.h"
+#include "common/futex.h"
+#include "locks/rwsem_internal.h"
+#include "locks/rwsem_queue_lock.h"
 
 #define WRITER_LOCKED QUIESCE_RWSEM_WRITER_LOCKED
 #define WAITERS QUIESCE_RWSEM_WAITERS

@@ -52,11 +52,11 @@
 
 #include <string.h>
 
-#include "diag.h"
-#include "futex.h"
-#include "gp_barrier.h"
-#include "gp_engine.h"
-#include "percpu_rwsem_dead.h"
+#include "common/diag.h"
+#include "common/futex.h"
+#include "rcu/gp_barrier.h"
+#include "rcu/gp_engine.h"
+#include "locks/percpu_rwsem_dead.h"
 
 /* Sums of the counter a writer polls before it sleeps. */
 #define DRAIN_SPINS 200

@@ -44,11 +44,11 @@
 
 #include <stddef.h>
 
-#include "call_rcu.h"
-#include "diag.h"
-#include "futex.h"
-#include "gp_barrier.h"
-#include "rcu_sync.h"
+#include "rcu/call_rcu.h"
+#include "common/diag.h"
+#include "common/futex.h"
+#include "rcu/gp_barrier.h"
+#include "locks/rcu_sync.h"
 
 bool quiesce_test_busted_rcu_sync;
 

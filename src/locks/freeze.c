@@ -11,8 +11,8 @@
 
 #include <errno.h>
 
-#include "diag.h"
-#include "percpu_rwsem_dead.h"
+#include "common/diag.h"
+#include "locks/percpu_rwsem_dead.h"
 
 __thread long quiesce_freezer_depth __attribute__((tls_model("initial-exec")));
 

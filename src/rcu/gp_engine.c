@@ -39,19 +39,19 @@
  * arrived while one grace period ran is released by the next one, and they
  * come back together to share the one after.
  */
-#include "gp_engine.h"
+#include "rcu/gp_engine.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
 
-#include "call_rcu.h"
-#include "diag.h"
-#include "futex.h"
-#include "gp_barrier.h"
-#include "gp_seq.h"
-#include "registry.h"
-#include "stall.h"
+#include "rcu/call_rcu.h"
+#include "common/diag.h"
+#include "common/futex.h"
+#include "rcu/gp_barrier.h"
+#include "rcu/gp_seq.h"
+#include "rcu/registry.h"
+#include "rcu/stall.h"
 
 QUIESCE_CACHELINE_ALIGNED struct quiesce_rcu_gp_word quiesce_rcu_gp_word = {
 	.ctr = 1,	/* phase 0, nesting depth 1 */

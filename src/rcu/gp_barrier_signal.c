@@ -15,9 +15,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "gp_barrier.h"
-#include "registry.h"
+#include "common/diag.h"
+#include "rcu/gp_barrier.h"
+#include "rcu/registry.h"
 
 static int barrier_signal;
 

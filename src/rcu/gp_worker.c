@@ -11,9 +11,9 @@
 
 #include <quiesce/rcu.h>
 
-#include "diag.h"
-#include "gp_engine.h"
-#include "gp_seq.h"
+#include "common/diag.h"
+#include "rcu/gp_engine.h"
+#include "rcu/gp_seq.h"
 
 static pthread_mutex_t worker_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t worker_wake = PTHREAD_COND_INITIALIZER;

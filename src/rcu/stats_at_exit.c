@@ -12,8 +12,8 @@
 
 #include <quiesce/rcu.h>
 
-#include "diag.h"
-#include "stats_at_exit.h"
+#include "common/diag.h"
+#include "rcu/stats_at_exit.h"
 
 static void print_stats(void)
 {

@@ -13,15 +13,15 @@
  * exits hands what its queue still holds to the orphan queue, which the next
  * harvest takes with the rest; its TLS, and so its queue, dies with it.
  */
-#include "call_rcu.h"
+#include "rcu/call_rcu.h"
 
 #include <pthread.h>
 
 #include <quiesce/rculist.h>
 
-#include "call_rcu_queue.h"
-#include "diag.h"
-#include "stats_at_exit.h"
+#include "rcu/call_rcu_queue.h"
+#include "common/diag.h"
+#include "rcu/stats_at_exit.h"
 
 struct cb_thread {
 	struct quiesce_cb_queue queue;

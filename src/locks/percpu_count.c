@@ -25,7 +25,7 @@
 #endif
 #endif
 
-#include "diag.h"
+#include "common/diag.h"
 
 #define SLOTS_PER_BLOCK (QUIESCE_PERCPU_BLOCK / (long)sizeof(long))
 
