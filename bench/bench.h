@@ -17,6 +17,7 @@
 struct qb_options {
 	bool quick;		/* the 30-second version */
 	int repetitions;	/* how many samples each figure takes */
+	uint64_t budget_ns;	/* what one experiment may take, all rows together */
 };
 
 struct qb_experiment {
@@ -93,8 +94,21 @@ void qb_plot_point(const char *plot, const char *title, const char *xlabel,
 /* Prints a heading for a group of rows. */
 void qb_heading(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* A progress line on stderr, overwritten by the next one. */
+/*
+ * One progress line on stderr: main.c prints one as each experiment starts;
+ * an experiment may add one per phase that takes seconds.
+ */
 void qb_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The deadline of a part of an experiment that started at `start` and may
+ * take `share` (0..1] of the experiment's budget.  A row that cannot do all
+ * its items by then measures fewer and says so ("projected from N").
+ */
+static inline uint64_t qb_deadline(const struct qb_options *opt, uint64_t start, double share)
+{
+	return start + (uint64_t)((double)opt->budget_ns * share);
+}
 
 /* Runs fn(arg_i) on n threads, released together; returns when all end. */
 void qb_run_threads(int n, void *(*fn)(void *), void *args, size_t arg_size);

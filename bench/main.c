@@ -337,12 +337,11 @@ void qb_progress(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!isatty(STDERR_FILENO))
-		return;
-	fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "quiesce-bench: ");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "\n");
 }
 
 struct qb_thread_start {
@@ -471,6 +470,39 @@ static int compare_experiments(const void *a, const void *b)
 	return x->order != y->order ? x->order - y->order : strcmp(x->name, y->name);
 }
 
+static bool wanted_experiment(const struct qb_experiment *e, const char *const *wanted,
+			      int wanted_count)
+{
+	bool run = wanted_count == 0;
+
+	for (int i = 0; i < wanted_count; i++)
+		run |= !strcmp(wanted[i], e->name);
+	return run;
+}
+
+/*
+ * The whole report must fit in TOTAL_BUDGET_S (QUICK_BUDGET_S with --quick)
+ * on any machine, whatever its grace periods cost: each experiment run gets
+ * an equal share, and no more than one experiment alone would get.
+ */
+#define TOTAL_BUDGET_S 150.0
+#define QUICK_BUDGET_S 36.0
+#define ALONE_BUDGET_S 30.0
+#define QUICK_ALONE_BUDGET_S 8.0
+
+static uint64_t experiment_budget_ns(bool quick, const char *const *wanted, int wanted_count)
+{
+	double total = quick ? QUICK_BUDGET_S : TOTAL_BUDGET_S;
+	double alone = quick ? QUICK_ALONE_BUDGET_S : ALONE_BUDGET_S;
+	int n = 0;
+
+	for (int j = 0; j < experiment_count; j++)
+		n += wanted_experiment(experiments[j], wanted, wanted_count);
+	if (n > 0 && total / n < alone)
+		alone = total / n;
+	return (uint64_t)(alone * 1e9);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: quiesce-bench [--quick] [--reps N] [--out DIR] [all | EXPERIMENT...]\n"
@@ -522,13 +554,10 @@ int main(int argc, char **argv)
 	}
 
 	print_machine();
+	opt.budget_ns = experiment_budget_ns(opt.quick, wanted, wanted_count);
 	start = qb_now_ns();
 	for (int j = 0; j < experiment_count; j++) {
-		bool run = wanted_count == 0;
-
-		for (int i = 0; i < wanted_count; i++)
-			run |= !strcmp(wanted[i], experiments[j]->name);
-		if (!run)
+		if (!wanted_experiment(experiments[j], wanted, wanted_count))
 			continue;
 		if (experiments[j]->order >= 100 && !seed_table_printed) {
 			print_seed_table();
@@ -540,7 +569,6 @@ int main(int argc, char **argv)
 	}
 	if (!seed_table_printed)
 		print_seed_table();
-	qb_progress("%s", "");
 	write_results(out);
 	printf("total time: %.1f s\n", (qb_now_ns() - start) / 1e9);
 	return 0;
