@@ -251,12 +251,18 @@ QUIESCE_API void quiesce_rcu_set_normal(bool on);
 QUIESCE_API void quiesce_rcu_set_expedited(bool on);
 
 /*
- * The mechanism that orders a grace period against readers, chosen once at
- * start-up.  QUIESCE_RCU_BACKEND=signal forces the signal handshake.
+ * The heavy barrier that orders a grace period against readers, chosen once
+ * at start-up, the first that works of: membarrier(); a change of page
+ * protection whose TLB shootdown interrupts every CPU running one of this
+ * process's threads (x86 only: src/rcu/gp_barrier_mprotect.c says why); a
+ * signal handshake with each registered thread.  QUIESCE_RCU_BACKEND=
+ * membarrier, mprotect or signal forces one (for tests; one that does not
+ * work here is reported and the automatic choice made).
  */
 enum quiesce_rcu_backend {
-	QUIESCE_RCU_BACKEND_MEMBARRIER,	/* GLOBAL normal, PRIVATE_EXPEDITED fast */
+	QUIESCE_RCU_BACKEND_MEMBARRIER,	/* the kernel's membarrier() */
 	QUIESCE_RCU_BACKEND_SIGNAL,	/* a signal handshake with each reader */
+	QUIESCE_RCU_BACKEND_MPROTECT,	/* a TLB shootdown's interrupts (x86) */
 };
 QUIESCE_API enum quiesce_rcu_backend quiesce_rcu_backend(void);
 QUIESCE_API const char *quiesce_rcu_backend_name(void);
@@ -284,14 +290,24 @@ QUIESCE_API void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out);
 
 /*
  * Stall warnings.  A grace period that has waited longer than the timeout
- * (default 21000 ms, QUIESCE_STALL_TIMEOUT_MS, or this call) for a reader
- * reports it, then again at doubling intervals.  The handler replaces the
- * printer; NULL restores it.
+ * (default 21000 ms, QUIESCE_STALL_TIMEOUT_MS, or this call) reports what
+ * it waits for, then again at doubling intervals: a reader that holds a
+ * critical section, or, in the barrier phase, a thread that cannot answer
+ * the signal handshake (it blocks the signal and keeps running) or a
+ * kernel barrier call that took that long (reported once it returns: the
+ * kernel's own grace period bounds it).  The handler replaces the printer;
+ * NULL restores it.
  */
+enum quiesce_rcu_stall_phase {
+	QUIESCE_RCU_STALL_READER,	/* a reader is inside a critical section */
+	QUIESCE_RCU_STALL_BARRIER,	/* the grace period's heavy barrier */
+};
 struct quiesce_rcu_stall {
-	int tid;			/* the stalled reader's thread id */
+	int tid;			/* the thread waited for; 0: the kernel */
 	const char *thread_name;	/* its name, as pthread_setname_np set it */
 	uint64_t waited_ms;		/* how long the grace period has waited */
+	enum quiesce_rcu_stall_phase phase;
+	const char *detail;		/* barrier: why, and what to do; else NULL */
 };
 typedef void (*quiesce_rcu_stall_handler_fn)(const struct quiesce_rcu_stall *stall);
 QUIESCE_API void quiesce_rcu_set_stall_timeout_ms(uint64_t ms);

@@ -1,67 +1,160 @@
 /*
- * gp_barrier.c - choosing between membarrier() and the signal handshake.
+ * gp_barrier.c - choosing the heavy barrier, and timing the kernel's.
  *
- * membarrier(MEMBARRIER_CMD_GLOBAL) returns after every running thread of
- * every process has passed a full barrier; the kernel gets that from its
- * own grace period, so it sends no interrupt.  PRIVATE_EXPEDITED interrupts
- * just the CPUs running a thread of this process, and returns in
- * microseconds.  Without membarrier (an old kernel, a seccomp filter) a
- * signal handshake with each registered thread does the same job.
+ * The chain, tried once at start-up in this order:
+ *  - membarrier(): GLOBAL returns after every running thread of every
+ *    process has passed a full barrier; the kernel gets that from its own
+ *    grace period, so it sends no interrupt.  PRIVATE_EXPEDITED interrupts
+ *    just the CPUs running a thread of this process, and returns in
+ *    microseconds.  Missing on kernels before 4.3 (4.14 for the expedited
+ *    command) and where a seccomp filter denies it.
+ *  - mprotect(): a TLB shootdown, whose interrupts reach the same CPUs as
+ *    PRIVATE_EXPEDITED; valid on x86 only (gp_barrier_mprotect.c).
+ *  - signal: a handshake with each registered thread, which works
+ *    everywhere but needs the threads' help (gp_barrier_signal.c).
  *
- * PRIVATE_EXPEDITED_RSEQ interrupts the same CPUs and, on the way back to
- * user space, aborts any restartable sequence their threads were in; the
- * per-CPU semaphores close their gates with it (rcu_sync.c).
+ * PRIVATE_EXPEDITED_RSEQ interrupts the same CPUs as PRIVATE_EXPEDITED and,
+ * on the way back to user space, aborts any restartable sequence their
+ * threads were in; the per-CPU semaphores close their gates with it
+ * (rcu_sync.c).
+ *
+ * Stall warnings: the signal backend waits in user space and reports while
+ * it waits.  membarrier() and mprotect() block in the kernel, which bounds
+ * them by its own grace period (and has its own stall detector), so a call
+ * that took longer than the stall timeout is reported once it returns, with
+ * how long it took.
  */
 #include "rcu/gp_barrier.h"
 
 #include <linux/membarrier.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/diag.h"
+#include "rcu/stall.h"
 
 static enum quiesce_rcu_backend backend;
 static int normal_cmd;		/* membarrier command for normal grace periods */
 static bool rseq_barrier_ready;	/* PRIVATE_EXPEDITED_RSEQ registered */
 static uint64_t rseq_barriers;
 
+static const char *const backend_names[] = {
+	[QUIESCE_RCU_BACKEND_MEMBARRIER] = "membarrier",
+	[QUIESCE_RCU_BACKEND_MPROTECT] = "mprotect",
+	[QUIESCE_RCU_BACKEND_SIGNAL] = "signal",
+};
+#define BACKEND_COUNT (sizeof(backend_names) / sizeof(backend_names[0]))
+
+static const enum quiesce_rcu_backend chain[] = {
+	QUIESCE_RCU_BACKEND_MEMBARRIER,
+	QUIESCE_RCU_BACKEND_MPROTECT,
+	QUIESCE_RCU_BACKEND_SIGNAL,
+};
+
 static int membarrier(int cmd)
 {
 	return (int)syscall(__NR_membarrier, cmd, 0, 0);
 }
 
+static bool membarrier_init(const char **why_not)
+{
+	int supported = membarrier(MEMBARRIER_CMD_QUERY);
+
+	if (supported <= 0 || !(supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED) ||
+	    membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)) {
+		*why_not = "membarrier(PRIVATE_EXPEDITED) is missing or denied";
+		return false;
+	}
+	normal_cmd = (supported & MEMBARRIER_CMD_GLOBAL) ? MEMBARRIER_CMD_GLOBAL
+						       : MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+	rseq_barrier_ready = (supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) &&
+			     membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ) == 0;
+	return true;
+}
+
+static bool backend_init(enum quiesce_rcu_backend b, const char **why_not)
+{
+	switch (b) {
+	case QUIESCE_RCU_BACKEND_MEMBARRIER:
+		return membarrier_init(why_not);
+	case QUIESCE_RCU_BACKEND_MPROTECT:
+		return quiesce_gp_barrier_mprotect_init(why_not);
+	case QUIESCE_RCU_BACKEND_SIGNAL:
+		quiesce_gp_barrier_signal_init();
+		return true;
+	}
+	return false;
+}
+
 void quiesce_gp_barrier_init(void)
 {
 	const char *forced = getenv("QUIESCE_RCU_BACKEND");
-	int supported = membarrier(MEMBARRIER_CMD_QUERY);
+	const char *why_not = NULL;
 
-	if (forced && strcmp(forced, "signal") && strcmp(forced, "membarrier"))
-		quiesce_warn("ignoring QUIESCE_RCU_BACKEND=%s: use membarrier or signal", forced);
-	if ((!forced || strcmp(forced, "signal")) && supported > 0 &&
-	    (supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-	    membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0) {
-		backend = QUIESCE_RCU_BACKEND_MEMBARRIER;
-		normal_cmd = (supported & MEMBARRIER_CMD_GLOBAL) ? MEMBARRIER_CMD_GLOBAL
-							       : MEMBARRIER_CMD_PRIVATE_EXPEDITED;
-		rseq_barrier_ready = (supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) &&
-				     membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ) == 0;
-		return;
+	if (forced && *forced) {
+		size_t b = 0;
+
+		while (b < BACKEND_COUNT && strcmp(forced, backend_names[b]))
+			b++;
+		if (b == BACKEND_COUNT) {
+			quiesce_warn("ignoring QUIESCE_RCU_BACKEND=%s: use membarrier, mprotect or signal",
+				     forced);
+		} else if (backend_init((enum quiesce_rcu_backend)b, &why_not)) {
+			backend = (enum quiesce_rcu_backend)b;
+			return;
+		} else {
+			quiesce_warn("ignoring QUIESCE_RCU_BACKEND=%s: %s", forced, why_not);
+		}
 	}
-	backend = QUIESCE_RCU_BACKEND_SIGNAL;
-	quiesce_gp_barrier_signal_init();
+	/* The last link, the signal handshake, always initializes. */
+	for (size_t i = 0; i < sizeof(chain) / sizeof(chain[0]); i++) {
+		if (backend_init(chain[i], &why_not)) {
+			backend = chain[i];
+			return;
+		}
+	}
+}
+
+/* Reports a kernel barrier call that returned after more than the timeout. */
+static void report_if_slow(uint64_t start, const char *call)
+{
+	uint64_t took = quiesce_now_ns() - start;
+	char detail[256];
+
+	if (took < quiesce_stall_timeout_ns())
+		return;
+	snprintf(detail, sizeof(detail),
+		 "%s blocked in the kernel that long (an overloaded machine, or for "
+		 "membarrier(GLOBAL) the kernel's slow grace periods; expedited grace periods "
+		 "do not wait for those)", call);
+	quiesce_stall_report_barrier(0, "kernel", took, detail);
 }
 
 void quiesce_gp_barrier(bool expedited)
 {
-	if (backend == QUIESCE_RCU_BACKEND_SIGNAL) {
+	uint64_t start = quiesce_now_ns();
+	int cmd = expedited ? MEMBARRIER_CMD_PRIVATE_EXPEDITED : normal_cmd;
+
+	switch (backend) {
+	case QUIESCE_RCU_BACKEND_SIGNAL:
 		quiesce_gp_barrier_signal();
 		return;
+	case QUIESCE_RCU_BACKEND_MPROTECT:
+		quiesce_gp_barrier_mprotect();
+		report_if_slow(start, "mprotect()");
+		return;
+	case QUIESCE_RCU_BACKEND_MEMBARRIER:
+		if (membarrier(cmd))
+			quiesce_die("membarrier() failed after it was registered");
+		report_if_slow(start, cmd == MEMBARRIER_CMD_GLOBAL
+					      ? "membarrier(MEMBARRIER_CMD_GLOBAL)"
+					      : "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)");
+		return;
 	}
-	if (membarrier(expedited ? MEMBARRIER_CMD_PRIVATE_EXPEDITED : normal_cmd))
-		quiesce_die("membarrier() failed after it was registered");
 }
 
 bool quiesce_rseq_barrier_ready(void)
@@ -88,5 +181,5 @@ enum quiesce_rcu_backend quiesce_rcu_backend(void)
 
 const char *quiesce_rcu_backend_name(void)
 {
-	return backend == QUIESCE_RCU_BACKEND_MEMBARRIER ? "membarrier" : "signal";
+	return backend_names[backend];
 }

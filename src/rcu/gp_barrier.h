@@ -15,12 +15,17 @@
 
 #include <quiesce/rcu.h>
 
-/* Chooses the backend; QUIESCE_RCU_BACKEND=signal forces the fallback. */
+/*
+ * Chooses the backend once, the first that works of membarrier, mprotect
+ * and signal; QUIESCE_RCU_BACKEND forces one.
+ */
 void quiesce_gp_barrier_init(void);
 
 /*
  * expedited: interrupt the CPUs running this process's threads (fast);
  * otherwise ride on the kernel's own grace period (slow, interrupts no one).
+ * Only the membarrier backend tells the two apart.  A barrier that waits
+ * longer than the stall timeout is reported (stall.h).
  */
 void quiesce_gp_barrier(bool expedited);
 
@@ -34,8 +39,24 @@ bool quiesce_rseq_barrier_ready(void);
 void quiesce_rseq_barrier(void);
 uint64_t quiesce_rseq_barrier_count(void);
 
-/* The signal fallback. */
+/* The fallbacks.  An init that returns false says why in *why_not. */
+bool quiesce_gp_barrier_mprotect_init(const char **why_not);
+void quiesce_gp_barrier_mprotect(void);
 void quiesce_gp_barrier_signal_init(void);
 void quiesce_gp_barrier_signal(void);
+
+/*
+ * The signal backend's handshake with one registered thread (kept in its
+ * registry entry), in barrier request numbers.  A signal is in flight, sent
+ * and not yet handled, while answered < sent.
+ */
+struct quiesce_barrier_slot {
+	unsigned long answered;	/* the last request its handler saw */
+	unsigned long sent;	/* the last request a signal was sent for */
+	unsigned long asleep;	/* the last request it was found asleep for */
+};
+
+/* Test-only: the signal backend takes every thread for asleep ("busted"). */
+extern bool quiesce_test_busted_asleep;
 
 #endif

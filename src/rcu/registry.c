@@ -89,7 +89,7 @@ void quiesce_rcu_register_thread(void)
 	self_entry.reader = &quiesce_rcu_reader_self;
 	self_entry.thread = pthread_self();
 	self_entry.tid = quiesce_gettid();
-	self_entry.barrier_pending = 0;
+	self_entry.barrier = (struct quiesce_barrier_slot){ 0 };
 	/* Outside any section from here on; scans see it once linked. */
 	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, 0UL);
 	pthread_mutex_lock(&quiesce_registry_lock);
@@ -145,7 +145,7 @@ static void registry_child_after_fork(void)
 	if (self_registered()) {
 		self_entry.tid = quiesce_gettid();
 		self_entry.thread = pthread_self();
-		self_entry.barrier_pending = 0;
+		self_entry.barrier = (struct quiesce_barrier_slot){ 0 };
 		self_entry.next = self_entry.prev = &quiesce_registry_head;
 		quiesce_registry_head.next = quiesce_registry_head.prev = &self_entry;
 		quiesce_registry_count = 1;

@@ -10,12 +10,14 @@
 
 #include <quiesce/rcu.h>
 
+#include "rcu/gp_barrier.h"
+
 struct quiesce_registry_entry {
 	struct quiesce_registry_entry *next, *prev;
 	struct quiesce_rcu_reader *reader;	/* the thread's TLS counter */
 	pthread_t thread;
 	int tid;
-	int barrier_pending;	/* signal backend: handshake not yet answered */
+	struct quiesce_barrier_slot barrier;	/* signal backend: its handshake */
 };
 
 /*

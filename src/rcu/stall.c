@@ -1,9 +1,9 @@
 /*
  * stall.c - stall warnings: the timeout, the user's handler, the printer.
  *
- * The grace-period engine decides when to report (after the timeout, then
- * at doubling intervals, so a stuck reader never floods stderr); this file
- * decides how.
+ * The waiting code decides when to report, after the timeout and then at
+ * doubling intervals (struct quiesce_stall_clock, or the engine's own loop
+ * for readers); this file decides how.
  */
 #include "rcu/stall.h"
 
@@ -33,20 +33,78 @@ void quiesce_rcu_set_stall_handler(quiesce_rcu_stall_handler_fn fn)
 	__atomic_store_n(&stall_handler, fn, __ATOMIC_RELEASE);
 }
 
-void quiesce_stall_report(const struct quiesce_rcu_stall *stall)
+void quiesce_stall_clock_start(struct quiesce_stall_clock *c)
+{
+	c->start = quiesce_now_ns();
+	c->interval = quiesce_stall_timeout_ns();
+	c->next = c->start + c->interval;
+}
+
+bool quiesce_stall_clock_due(struct quiesce_stall_clock *c, uint64_t *waited_ns)
+{
+	uint64_t now = quiesce_now_ns();
+
+	if (now < c->next)
+		return false;
+	*waited_ns = now - c->start;
+	c->interval *= 2;
+	c->next = now + c->interval;
+	return true;
+}
+
+static void print_stall(const struct quiesce_rcu_stall *stall)
+{
+	if (stall->phase == QUIESCE_RCU_STALL_READER)
+		fprintf(stderr,
+			"quiesce: RCU stall: thread %d (\"%s\") has held a read-side critical "
+			"section while a grace period waited %" PRIu64 " ms\n",
+			stall->tid, stall->thread_name, stall->waited_ms);
+	else if (stall->tid)
+		fprintf(stderr,
+			"quiesce: RCU stall: thread %d (\"%s\") has held up a grace period's "
+			"barrier for %" PRIu64 " ms: %s\n",
+			stall->tid, stall->thread_name, stall->waited_ms, stall->detail);
+	else
+		fprintf(stderr, "quiesce: RCU stall: a grace period's barrier took %" PRIu64 " ms: %s\n",
+			stall->waited_ms, stall->detail);
+	fflush(stderr);
+}
+
+static void deliver(const struct quiesce_rcu_stall *stall)
 {
 	quiesce_rcu_stall_handler_fn fn = __atomic_load_n(&stall_handler, __ATOMIC_ACQUIRE);
 
 	__atomic_fetch_add(&stall_count, 1, __ATOMIC_RELAXED);
-	if (fn) {
+	if (fn)
 		fn(stall);
-		return;
-	}
-	fprintf(stderr,
-		"quiesce: RCU stall: thread %d (\"%s\") has held a read-side critical "
-		"section while a grace period waited %" PRIu64 " ms\n",
-		stall->tid, stall->thread_name, stall->waited_ms);
-	fflush(stderr);
+	else
+		print_stall(stall);
+}
+
+void quiesce_stall_report(const struct quiesce_rcu_stall *stall)
+{
+	struct quiesce_rcu_stall reader = {
+		.tid = stall->tid,
+		.thread_name = stall->thread_name,
+		.waited_ms = stall->waited_ms,
+		.phase = QUIESCE_RCU_STALL_READER,
+	};
+
+	deliver(&reader);
+}
+
+void quiesce_stall_report_barrier(int tid, const char *thread_name, uint64_t waited_ns,
+				  const char *detail)
+{
+	struct quiesce_rcu_stall barrier = {
+		.tid = tid,
+		.thread_name = thread_name,
+		.waited_ms = waited_ns / 1000000u,
+		.phase = QUIESCE_RCU_STALL_BARRIER,
+		.detail = detail,
+	};
+
+	deliver(&barrier);
 }
 
 uint64_t quiesce_stall_warnings(void)

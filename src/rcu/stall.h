@@ -1,7 +1,11 @@
-/* stall.h - reporting readers that hold up a grace period too long. */
+/*
+ * stall.h - reporting what holds up a grace period too long: a reader
+ * (gp_engine.c) or the heavy barrier (gp_barrier*.c).
+ */
 #ifndef QUIESCE_STALL_H
 #define QUIESCE_STALL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <quiesce/rcu.h>
@@ -9,8 +13,27 @@
 /* The threshold in ns after which a waiting grace period reports. */
 uint64_t quiesce_stall_timeout_ns(void);
 
-/* Reports one stalled reader to the handler, or prints it. */
+/*
+ * The report schedule of one wait: the first report after the timeout,
+ * each later one after an interval twice the one before, so that a stuck
+ * thread never floods stderr.
+ */
+struct quiesce_stall_clock {
+	uint64_t start, next, interval;
+};
+void quiesce_stall_clock_start(struct quiesce_stall_clock *c);
+/* Whether a report is due now; if so, sets *waited_ns and schedules the next. */
+bool quiesce_stall_clock_due(struct quiesce_stall_clock *c, uint64_t *waited_ns);
+
+/* Reports one stalled reader (its tid, name and waited_ms) to the handler, or prints it. */
 void quiesce_stall_report(const struct quiesce_rcu_stall *stall);
+
+/*
+ * Reports a barrier that has waited waited_ns: for thread tid (0: for the
+ * kernel), with a line that says why and what to do.
+ */
+void quiesce_stall_report_barrier(int tid, const char *thread_name, uint64_t waited_ns,
+				  const char *detail);
 
 uint64_t quiesce_stall_warnings(void);
 
