@@ -1,7 +1,9 @@
 /*
  * A reader that holds a section while a grace period waits is reported
  * within the threshold plus one second, named by thread id and name, and
- * again only at growing intervals.
+ * again only at growing intervals.  On the kernel backends (membarrier,
+ * mprotect), a barrier call slower than the threshold (made slow by a test
+ * hook) is reported once it returns, as the barrier phase's, for the kernel.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -12,6 +14,7 @@
 #include <quiesce/rcu.h>
 
 #include "check.h"
+#include "rcu/gp_barrier.h"
 
 #define THRESHOLD_MS 300
 #define HOLD_MS 2600
@@ -43,6 +46,39 @@ static void *stuck_reader(void *arg)
 	check_sleep_us(HOLD_MS * 1000);
 	rcu_read_unlock();
 	return NULL;
+}
+
+static atomic_int barrier_reports;
+static uint64_t barrier_waited_ms;
+static int barrier_tid = -1;
+static char barrier_detail[256];
+
+static void on_barrier_stall(const struct quiesce_rcu_stall *stall)
+{
+	if (stall->phase != QUIESCE_RCU_STALL_BARRIER)
+		return;
+	barrier_waited_ms = stall->waited_ms;
+	barrier_tid = stall->tid;
+	snprintf(barrier_detail, sizeof(barrier_detail), "%s", stall->detail);
+	atomic_fetch_add(&barrier_reports, 1);
+}
+
+/* A kernel barrier call of 2.5 thresholds is reported once, after it returns. */
+static void slow_kernel_barrier(void)
+{
+	quiesce_rcu_set_stall_handler(on_barrier_stall);
+	quiesce_test_slow_barrier_ms = 5 * THRESHOLD_MS / 2;
+	synchronize_rcu_expedited();
+	quiesce_test_slow_barrier_ms = 0;
+	quiesce_rcu_set_stall_handler(NULL);
+	fprintf(stderr, "barrier stall: %s\n", barrier_detail);
+	CHECK(atomic_load(&barrier_reports) == 1, "%d barrier stall reports for one slow call",
+	      atomic_load(&barrier_reports));
+	CHECK(barrier_tid == 0, "a kernel call's report names thread %d", barrier_tid);
+	CHECK(barrier_waited_ms >= 5 * THRESHOLD_MS / 2, "reported after %lu ms",
+	      (unsigned long)barrier_waited_ms);
+	CHECK(strstr(barrier_detail, quiesce_rcu_backend_name()),
+	      "the report does not name the call: %s", barrier_detail);
 }
 
 static void default_printer(void *arg)
@@ -96,6 +132,8 @@ int main(void)
 	CHECK(stats.stall_warnings == (uint64_t)atomic_load(&reports), "stall counter");
 
 	quiesce_rcu_set_stall_handler(NULL);
+	if (quiesce_rcu_backend() != QUIESCE_RCU_BACKEND_SIGNAL)
+		slow_kernel_barrier();
 	status = check_run_child(default_printer, NULL, err, sizeof(err));
 	CHECK(status == 0, "child status %#x", status);
 	CHECK(strstr(err, "RCU stall: thread") && strstr(err, "(\"stuck-reader\")"),

@@ -42,6 +42,8 @@ static int normal_cmd;		/* membarrier command for normal grace periods */
 static bool rseq_barrier_ready;	/* PRIVATE_EXPEDITED_RSEQ registered */
 static uint64_t rseq_barriers;
 
+unsigned quiesce_test_slow_barrier_ms;
+
 static const char *const backend_names[] = {
 	[QUIESCE_RCU_BACKEND_MEMBARRIER] = "membarrier",
 	[QUIESCE_RCU_BACKEND_MPROTECT] = "mprotect",
@@ -120,17 +122,18 @@ void quiesce_gp_barrier_init(void)
 }
 
 /* Reports a kernel barrier call that returned after more than the timeout. */
-static void report_if_slow(uint64_t start, const char *call)
+static void report_if_slow(uint64_t start, const char *call, const char *why)
 {
-	uint64_t took = quiesce_now_ns() - start;
+	unsigned slow_ms = QUIESCE_LOAD(&quiesce_test_slow_barrier_ms);
+	uint64_t took;
 	char detail[256];
 
+	if (slow_ms)
+		usleep(slow_ms * 1000u);
+	took = quiesce_now_ns() - start;
 	if (took < quiesce_stall_timeout_ns())
 		return;
-	snprintf(detail, sizeof(detail),
-		 "%s blocked in the kernel that long (an overloaded machine, or for "
-		 "membarrier(GLOBAL) the kernel's slow grace periods; expedited grace periods "
-		 "do not wait for those)", call);
+	snprintf(detail, sizeof(detail), "%s blocked in the kernel that long: %s", call, why);
 	quiesce_stall_report_barrier(0, "kernel", took, detail);
 }
 
@@ -145,14 +148,18 @@ void quiesce_gp_barrier(bool expedited)
 		return;
 	case QUIESCE_RCU_BACKEND_MPROTECT:
 		quiesce_gp_barrier_mprotect();
-		report_if_slow(start, "mprotect()");
+		report_if_slow(start, "mprotect()", "the machine is overloaded");
 		return;
 	case QUIESCE_RCU_BACKEND_MEMBARRIER:
 		if (membarrier(cmd))
 			quiesce_die("membarrier() failed after it was registered");
-		report_if_slow(start, cmd == MEMBARRIER_CMD_GLOBAL
-					      ? "membarrier(MEMBARRIER_CMD_GLOBAL)"
-					      : "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)");
+		if (cmd == MEMBARRIER_CMD_GLOBAL)
+			report_if_slow(start, "membarrier(MEMBARRIER_CMD_GLOBAL)",
+				       "it waits for the kernel's own grace period, slow on a loaded "
+				       "machine; expedited grace periods do not");
+		else
+			report_if_slow(start, "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)",
+				       "the machine is overloaded");
 		return;
 	}
 }

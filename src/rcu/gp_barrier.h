@@ -58,5 +58,7 @@ struct quiesce_barrier_slot {
 
 /* Test-only: the signal backend takes every thread for asleep ("busted"). */
 extern bool quiesce_test_busted_asleep;
+/* Test-only: a kernel backend's barrier call takes this much longer. */
+extern unsigned quiesce_test_slow_barrier_ms;
 
 #endif
