@@ -1,0 +1,247 @@
+/*
+ * The automatic backend choice when membarrier() is denied, for real.  A
+ * child installs a seccomp filter that fails membarrier() with ENOSYS (as
+ * an old kernel does) or EPERM (as a container profile does), then runs
+ * this program again under it (the choice is made at library start-up).
+ * There the library must have chosen the next backend of the chain that
+ * works here (mprotect on x86, signal elsewhere), and RCU must hold: a
+ * stress loop whose readers check for poisoned memory, and readers that
+ * block every signal.  A third run forces QUIESCE_RCU_BACKEND=membarrier
+ * under the filter: it must say why it cannot, and fall back.  The stress
+ * loop's busted control (grace periods that do not wait) must be caught.
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/membarrier.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <quiesce/rcu.h>
+
+#include "check.h"
+#include "rcu/gp_barrier.h"
+#include "rcu/gp_engine.h"
+
+#if defined(__x86_64__)
+#define AUDIT_ARCH_NATIVE AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define AUDIT_ARCH_NATIVE AUDIT_ARCH_AARCH64
+#elif defined(__i386__)
+#define AUDIT_ARCH_NATIVE AUDIT_ARCH_I386
+#else
+#error "test_rcu_seccomp: name this architecture's AUDIT_ARCH_* value"
+#endif
+
+#define READERS 2
+#define STRESS_MS 400
+
+struct elem {
+	struct check_record rec;
+};
+
+static struct elem *current;
+static atomic_bool stop;
+static atomic_ulong violations, updates;
+
+static struct elem *new_elem(unsigned long seq)
+{
+	struct elem *e = malloc(sizeof(*e));
+
+	check_record_init(&e->rec, seq);
+	return e;
+}
+
+static void read_once(void)
+{
+	struct elem *e;
+
+	rcu_read_lock();
+	e = rcu_dereference(current);
+	for (int i = 0; i < 200; i++)
+		quiesce_cpu_relax();
+	if (!check_record_intact(&e->rec))
+		atomic_fetch_add(&violations, 1);
+	rcu_read_unlock();
+}
+
+static void *reader(void *arg)
+{
+	(void)arg;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed))
+		read_once();
+	return NULL;
+}
+
+static void block_all_signals(void)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, NULL);
+}
+
+/* Readers that block every signal: one sleeps between sections, one never. */
+static void *sleeping_blocker(void *arg)
+{
+	(void)arg;
+	block_all_signals();
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		read_once();
+		check_sleep_us(20000);
+	}
+	return NULL;
+}
+
+static void *running_blocker(void *arg)
+{
+	(void)arg;
+	block_all_signals();
+	while (!atomic_load_explicit(&stop, memory_order_relaxed))
+		read_once();
+	return NULL;
+}
+
+static void *updater(void *arg)
+{
+	unsigned long seq = 0;
+
+	(void)arg;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		struct elem *old = rcu_xchg_pointer(&current, new_elem(++seq));
+
+		if (seq % 2)
+			synchronize_rcu_expedited();
+		else
+			synchronize_rcu();
+		check_quarantine(old, sizeof(*old));
+		atomic_fetch_add(&updates, 1);
+	}
+	return NULL;
+}
+
+static unsigned long stress(void *(*readers)(void *), int n)
+{
+	atomic_store(&stop, false);
+	atomic_store(&violations, 0);
+	atomic_store(&updates, 0);
+	current = new_elem(0);
+	check_run_for(STRESS_MS, &stop, n, readers, 1, updater);
+	fprintf(stderr, "%lu updates, %lu violations\n", atomic_load(&updates),
+		atomic_load(&violations));
+	CHECK(atomic_load(&updates) > 0, "no grace period ended");
+	return atomic_load(&violations);
+}
+
+/* Under the filter: the backend chosen, and RCU on it. */
+static int under_filter(const char *expected_errno)
+{
+	int expected = !strcmp(expected_errno, "EPERM") ? EPERM : ENOSYS;
+	const char *why_not = NULL;
+	enum quiesce_rcu_backend want =
+		quiesce_gp_barrier_mprotect_init(&why_not) ? QUIESCE_RCU_BACKEND_MPROTECT
+							   : QUIESCE_RCU_BACKEND_SIGNAL;
+
+	errno = 0;
+	CHECK(syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) == -1 && errno == expected,
+	      "the filter does not deny membarrier() with %s (errno %d)", expected_errno, errno);
+	fprintf(stderr, "membarrier() denied with %s: backend %s%s%s\n", expected_errno,
+		quiesce_rcu_backend_name(), why_not ? "; mprotect not valid here: " : "",
+		why_not ? why_not : "");
+	CHECK(quiesce_rcu_backend() == want, "chose %s", quiesce_rcu_backend_name());
+
+	CHECK(stress(reader, READERS) == 0, "readers saw freed objects under the %s backend",
+	      quiesce_rcu_backend_name());
+	CHECK(stress(sleeping_blocker, 1) == 0, "a reader that blocks all signals and sleeps");
+	/* Such a reader that never sleeps holds the signal backend (by design). */
+	if (want != QUIESCE_RCU_BACKEND_SIGNAL)
+		CHECK(stress(running_blocker, 1) == 0, "a reader that blocks all signals and runs");
+	return 0;
+}
+
+struct filtered_run {
+	int err;
+	const char *err_name;
+	const char *force;	/* QUIESCE_RCU_BACKEND for the run, or NULL */
+};
+
+static void deny_membarrier(int err)
+{
+	struct sock_filter code[] = {
+		/* Another ABI's numbers name other calls: allow them. */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_NATIVE, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_membarrier, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "PR_SET_NO_NEW_PRIVS: %s",
+	      strerror(errno));
+	/* prctl() where seccomp() itself is missing (valgrind knows no seccomp()). */
+	CHECK(syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0 ||
+		      (errno == ENOSYS && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0),
+	      "seccomp(SET_MODE_FILTER): %s", strerror(errno));
+}
+
+static void run_filtered(void *arg)
+{
+	const struct filtered_run *run = arg;
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	CHECK(n > 0, "readlink(/proc/self/exe): %s", strerror(errno));
+	self[n] = '\0';
+	if (run->force)
+		setenv("QUIESCE_RCU_BACKEND", run->force, 1);
+	else
+		unsetenv("QUIESCE_RCU_BACKEND");
+	deny_membarrier(run->err);
+	execl(self, self, "--under-filter", run->err_name, (char *)NULL);
+	CHECK(0, "exec %s: %s", self, strerror(errno));
+}
+
+static void busted_child(void *arg)
+{
+	(void)arg;
+	quiesce_test_busted_gp = true;
+	exit(stress(reader, READERS) ? 1 : 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct filtered_run runs[] = {
+		{ ENOSYS, "ENOSYS", NULL },
+		{ EPERM, "EPERM", NULL },
+		{ EPERM, "EPERM", "membarrier" },
+	};
+	char err[8192];
+
+	if (argc == 3 && !strcmp(argv[1], "--under-filter"))
+		return under_filter(argv[2]);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		int status = check_run_child(run_filtered, (void *)&runs[i], err, sizeof(err));
+
+		fprintf(stderr, "--- membarrier() denied with %s%s%s:\n%s", runs[i].err_name,
+			runs[i].force ? ", QUIESCE_RCU_BACKEND=" : "",
+			runs[i].force ? runs[i].force : "", err);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+		if (runs[i].force)
+			CHECK(strstr(err, "ignoring QUIESCE_RCU_BACKEND=membarrier"),
+			      "a forced backend that cannot work is not reported");
+	}
+	check_child_detects_violation(busted_child, NULL);
+	printf("rcu seccomp: all checks passed\n");
+	return 0;
+}
