@@ -139,6 +139,7 @@ static unsigned long stress(void *(*readers)(void *), int n)
 	fprintf(stderr, "%lu updates, %lu violations\n", atomic_load(&updates),
 		atomic_load(&violations));
 	CHECK(atomic_load(&updates) > 0, "no grace period ended");
+	free(current);
 	return atomic_load(&violations);
 }
 
