@@ -72,8 +72,10 @@
 #include "rcu/registry.h"
 #include "rcu/stall.h"
 
-/* Polls (with a yield between) before threads that have not answered are
- * checked for sleep; then sleeps between polls, doubling up to the maximum. */
+/*
+ * Polls, a yield apart, before threads that have not answered are checked
+ * for sleep; after those, sleeps between polls, doubling up to the maximum.
+ */
 #define YIELD_POLLS 8
 #define FIRST_SLEEP_NS 50000u
 #define MAX_SLEEP_NS 20000000u
@@ -266,18 +268,19 @@ static void wait_for_answers(unsigned long request, int self_tid)
 
 	quiesce_stall_clock_start(&clock);
 	for (;;) {
-		int seen = QUIESCE_LOAD(&answers);
 		bool late = polls >= YIELD_POLLS || QUIESCE_LOAD(&quiesce_test_busted_asleep);
 		unsigned waiting;
+		int seen = 0;
 
 		if (late) {
 			QUIESCE_STORE(&barrier_sleeping, 1);
 			/*
-			 * Orders the flag before the poll's loads; pairs with
-			 * the handler's seq-cst bump (see there).
+			 * Orders the flag before the count's load; pairs with
+			 * the handler's seq-cst bump (see there).  Acquire: an
+			 * answer counted in seen is one the poll sees.
 			 */
 			quiesce_fence_store_load();
-			seen = QUIESCE_LOAD(&answers);
+			seen = QUIESCE_LOAD_ACQUIRE(&answers);
 		}
 		waiting = poll_threads(request, self_tid, late, tids, names, STALL_REPORT_MAX);
 		if (!waiting)
