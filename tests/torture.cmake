@@ -31,3 +31,10 @@ if(NOT QUIESCE_SANITIZE STREQUAL "thread")
   set_tests_properties(torture_rcu_signal_backend PROPERTIES
     ENVIRONMENT QUIESCE_RCU_BACKEND=signal TIMEOUT 60 LABELS torture)
 endif()
+# And on the mprotect backend, where it is valid (x86).
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|i.86)$")
+  add_test(NAME torture_rcu_mprotect_backend
+    COMMAND quiesce-torture --type rcu --duration 2s --faults ${QT_FAULTS} --status-interval 1s)
+  set_tests_properties(torture_rcu_mprotect_backend PROPERTIES
+    ENVIRONMENT QUIESCE_RCU_BACKEND=mprotect TIMEOUT 60 LABELS torture)
+endif()
