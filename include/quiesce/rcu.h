@@ -268,6 +268,7 @@ QUIESCE_API const char *quiesce_rcu_backend_name(void);
 struct quiesce_rcu_stats {
 	uint64_t gp_normal;		/* normal grace periods run */
 	uint64_t gp_expedited;		/* expedited grace periods run */
+	uint64_t gp_skipped;		/* of those, with no other thread registered */
 	uint64_t sync_calls;		/* synchronize_rcu*() calls */
 	uint64_t rseq_barriers;		/* percpu-rwsem gates closed by aborting rseq */
 	uint64_t stall_warnings;	/* stall warnings issued */
