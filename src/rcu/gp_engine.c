@@ -34,12 +34,17 @@
  *
  * No reader, no barrier.  When no thread but the caller is registered, a
  * grace period skips all three steps: the caller is outside any section
- * (checked), and a thread that registers later does so under the registry
- * lock, which the grace period held while it found the registry empty.
- * The caller's unlink precedes its unlock of that lock, which precedes the
- * newcomer's lock, which precedes every load of the newcomer's first
- * section: the section sees the unlink.  (An unregistered thread cannot be
- * inside a section: its first rcu_read_lock() registers it.)
+ * (checked), and an unregistered thread cannot be inside one, since its
+ * first rcu_read_lock() registers it.  The look at the registry count
+ * comes after the sequence number shows the grace period started, so it
+ * follows every unlink that a cookie it satisfies covers: the updater
+ * unlinked, fenced and then read the count still even (snapshot()), the
+ * grace period stored it odd, fenced and then read the registry count.  A
+ * thread that registers meanwhile stores the count, fences
+ * (quiesce_rcu_register_thread()), then makes its section's loads: the
+ * store-buffer pattern, twice.  Either the grace period sees the newcomer
+ * and waits for it, or the newcomer's fence follows the grace period's,
+ * which follows the updater's, and its section sees the unlink.
  *
  * Normal and expedited.  Both issue the same barrier: membarrier
  * (PRIVATE_EXPEDITED), which interrupts only the CPUs that run a thread of
@@ -212,36 +217,36 @@ void quiesce_rcu_wake_grace_period(void)
 }
 
 /*
- * Whether a thread other than the caller is registered (see "No reader, no
- * barrier" at the top of this file).  The registry lock is what a thread
- * that registers after this look synchronizes with.
+ * Whether no thread but the caller is registered (see "No reader, no
+ * barrier" at the top of this file).
  */
-static bool other_readers_registered(void)
+static bool no_other_reader(void)
 {
-	struct quiesce_registry_entry *self = quiesce_registry_self();
-	bool others = false;
+	/*
+	 * Sequentially consistent, after the store that started the grace
+	 * period: pairs with the fence in snapshot() and with the one after
+	 * a newcomer's count store in registration.
+	 */
+	unsigned long n = __atomic_load_n(&quiesce_registry_count, __ATOMIC_SEQ_CST);
 
-	pthread_mutex_lock(&quiesce_registry_lock);
-	quiesce_registry_for_each(e) {
-		if (e != self) {
-			others = true;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&quiesce_registry_lock);
-	return others;
+	return n == 0 || (n == 1 && quiesce_rcu_reader_self.ctr != QUIESCE_RCU_UNREGISTERED);
 }
 
 static void run_one_grace_period(bool expedited)
 {
 	unsigned long phase;
 
-	/* A child of fork() may inherit a grace period that was running. */
+	/*
+	 * A child of fork() may inherit a grace period that was running.
+	 * Sequentially consistent, before the barrier or the look at the
+	 * registry: a cookie taken after this store names the next grace
+	 * period (see "No reader, no barrier" at the top of this file).
+	 */
 	if (!quiesce_gp_seq_running(gp_seq))
-		QUIESCE_STORE(&gp_seq, gp_seq + 1);
+		__atomic_store_n(&gp_seq, gp_seq + 1, __ATOMIC_SEQ_CST);
 	if (QUIESCE_LOAD(&quiesce_test_busted_gp)) {
 		/* The broken control: ends without waiting for anyone. */
-	} else if (!other_readers_registered()) {
+	} else if (no_other_reader()) {
 		__atomic_fetch_add(&stats.gp_skipped, 1, __ATOMIC_RELAXED);
 	} else {
 		quiesce_gp_barrier(!QUIESCE_LOAD(&knob_normal));
@@ -361,9 +366,7 @@ void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out)
 	out->sync_calls = __atomic_load_n(&stats.sync_calls, __ATOMIC_RELAXED);
 	out->rseq_barriers = quiesce_rseq_barrier_count();
 	out->stall_warnings = quiesce_stall_warnings();
-	pthread_mutex_lock(&quiesce_registry_lock);
-	out->registered_threads = quiesce_registry_count;
-	pthread_mutex_unlock(&quiesce_registry_lock);
+	out->registered_threads = QUIESCE_LOAD(&quiesce_registry_count);
 	quiesce_call_rcu_get_stats(out);
 }
 
