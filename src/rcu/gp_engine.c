@@ -102,8 +102,8 @@ static struct {
 /* Stalled readers reported at most per warning. */
 #define STALL_REPORT_MAX 8
 /* How long a grace period polls for readers before it sleeps. */
-#define NORMAL_SPIN_NS 2000u
-#define EXPEDITED_SPIN_NS 20000u
+#define NORMAL_SPIN_NS 10000u
+#define EXPEDITED_SPIN_NS 50000u
 
 unsigned long quiesce_gp_seq_current(void)
 {
