@@ -14,8 +14,10 @@
  * at all.  Preemption injection stops readers at random points, inside
  * lookups, to widen the windows.
  *
- * The control frees old bucket arrays without a grace period (poisoned so
- * that a reader still walking one faults): the test must catch it.
+ * Two controls must be caught: old bucket arrays freed without a grace
+ * period (poisoned, so that a reader still walking one faults), and nodes
+ * moved by a resize unlinked from the old chain before they are linked
+ * into the new one (a lookup in between misses a stable key).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -214,7 +216,9 @@ static void *resizer(void *arg)
 	rcu_register_thread();
 	while (!atomic_load(&stop)) {
 		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-		if (rcuhash_resize(ht, 1 + (rng >> 33) % (8 * KEYS)))
+		size_t before = rcuhash_buckets(ht);
+
+		if (rcuhash_resize(ht, 1 + (rng >> 33) % (8 * KEYS)) && rcuhash_buckets(ht) != before)
 			atomic_fetch_add(&resizes, 1);
 	}
 	rcu_unregister_thread();
@@ -229,6 +233,8 @@ static void free_elem(struct rcuhash_node *node, void *arg)
 static void run(void *arg)
 {
 	bool busted = arg != NULL;
+
+	quiesce_test_busted_rcuhash = busted ? *(int *)arg : RCUHASH_BUSTED_NONE;
 	pthread_t r[READERS], u[UPDATERS], z;
 	uint64_t deadline = check_now_ns() + DEADLINE_NS;
 
@@ -236,6 +242,11 @@ static void run(void *arg)
 	for (unsigned long k = 0; k < KEYS; k += 1 + (k >= STABLE))
 		rcuhash_insert(ht, &new_elem(k)->node);
 	atomic_store(&stop, false);
+	atomic_store(&violations, 0);
+	atomic_store(&reader_ops, 0);
+	atomic_store(&walks, 0);
+	atomic_store(&resizes, 0);
+	atomic_store(&updaters_done, 0);
 	atomic_store(&min_resizes, busted ? BUSTED_MIN_RESIZES : MIN_RESIZES);
 	for (int i = 0; i < READERS; i++)
 		pthread_create(&r[i], NULL, reader, (void *)(uintptr_t)(i + 1));
@@ -262,16 +273,13 @@ static void run(void *arg)
 	       atomic_load(&reader_ops), atomic_load(&walks), atomic_load(&resizes));
 }
 
-/* Runs until caught, or for many resizes: most runs are caught in the first few. */
-static void run_busted(void *arg)
-{
-	quiesce_test_busted_rcuhash = true;
-	run((void *)1);
-}
-
 int main(void)
 {
+	/* Each runs until caught, or for many resizes: most are caught in a few. */
+	static int free_early = RCUHASH_BUSTED_FREE_EARLY, unlink_first = RCUHASH_BUSTED_UNLINK_FIRST;
+
 	run(NULL);
-	check_child_detects_violation(run_busted, NULL);
+	check_child_detects_violation(run, &free_early);
+	check_child_detects_violation(run, &unlink_first);
 	return 0;
 }

@@ -54,8 +54,13 @@ struct quiesce_rcuhash {
 	struct rcuhash_stripe stripes[RCUHASH_STRIPES];
 };
 
-/* Test-only: old arrays are freed (poisoned) without a grace period. */
-extern bool quiesce_test_busted_rcuhash;
+/* Test-only: deliberately broken resizes, which the checkers must catch. */
+enum rcuhash_busted {
+	RCUHASH_BUSTED_NONE,
+	RCUHASH_BUSTED_FREE_EARLY,	/* old arrays poisoned with no grace period */
+	RCUHASH_BUSTED_UNLINK_FIRST,	/* a moved node leaves the old chain first */
+};
+extern int quiesce_test_busted_rcuhash;
 
 static inline struct quiesce_rcuhash_node *rcuhash_marker(struct quiesce_rcuhash_node **bucket)
 {

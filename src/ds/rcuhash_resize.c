@@ -30,7 +30,7 @@
 #include "common/diag.h"
 #include "ds/rcuhash_internal.h"
 
-bool quiesce_test_busted_rcuhash;
+int quiesce_test_busted_rcuhash;
 
 struct rcuhash_table *quiesce_rcuhash_table_alloc(size_t buckets)
 {
@@ -95,6 +95,21 @@ static void retire_busted(struct rcuhash_table *t)
 	pthread_mutex_unlock(&busted_lock);
 }
 
+/*
+ * The busted control's move: n leaves the old chain before it is in the
+ * new one, and a yield widens the gap, in which a lookup finds n nowhere.
+ */
+static bool move_unlink_first(struct quiesce_rcuhash_node **link,
+			      struct quiesce_rcuhash_node **old)
+{
+	if (QUIESCE_LIKELY(QUIESCE_LOAD(&quiesce_test_busted_rcuhash) !=
+			   RCUHASH_BUSTED_UNLINK_FIRST))
+		return false;
+	quiesce_rcu_assign_pointer(*link, rcuhash_marker(old));
+	sched_yield();
+	return true;
+}
+
 /* The moves of old bucket b into f; the caller holds b's stripe. */
 static void move_bucket(struct quiesce_rcuhash *ht, struct rcuhash_table *t, size_t b,
 			struct rcuhash_table *f)
@@ -103,6 +118,7 @@ static void move_bucket(struct quiesce_rcuhash *ht, struct rcuhash_table *t, siz
 
 	for (;;) {
 		struct quiesce_rcuhash_node **link = old, *n = QUIESCE_LOAD(old), *next, **nb, *head;
+		bool busted;
 
 		if (!rcuhash_is_node(n))
 			break;
@@ -110,6 +126,7 @@ static void move_bucket(struct quiesce_rcuhash *ht, struct rcuhash_table *t, siz
 			link = &n->next;
 			n = next;
 		}
+		busted = move_unlink_first(link, old);
 		nb = &f->buckets[quiesce_rcuhash_node_hash(ht, n) & f->mask];
 		head = QUIESCE_LOAD(nb);
 		/* (m1): a reader standing on n now walks into the new chain. */
@@ -121,7 +138,8 @@ static void move_bucket(struct quiesce_rcuhash *ht, struct rcuhash_table *t, siz
 		 * old; pairs with the acquire fence of a lookup that reads
 		 * this marker and then looks in the future array.
 		 */
-		quiesce_rcu_assign_pointer(*link, rcuhash_marker(old));
+		if (!busted)
+			quiesce_rcu_assign_pointer(*link, rcuhash_marker(old));
 	}
 	/* Release, as (m3), for writers (who hold this lock) and readers. */
 	quiesce_rcu_assign_pointer(*old, RCUHASH_MOVED);
@@ -132,7 +150,8 @@ static void finish(struct quiesce_rcuhash *ht, struct rcuhash_table *t, struct r
 {
 	/* Release: the moves (seen through the moved count) before the switch. */
 	quiesce_rcu_assign_pointer(ht->tbl, f);
-	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_rcuhash)))
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_rcuhash) ==
+			     RCUHASH_BUSTED_FREE_EARLY))
 		retire_busted(t);
 	else
 		quiesce_call_rcu(&t->rcu, free_table_rcu);
