@@ -411,6 +411,8 @@ static void run_grow(const struct qb_options *opt, size_t n, uint64_t deadline)
 		qb_run_threads(2, grow_main, th, sizeof(th[0]));
 		t->destroy(g->table);
 		if (g->nwindows < 3) {
+			printf("  %-44s not measured: the reader timed %d windows\n", t->name,
+			       g->nwindows);
 			free(g);
 			continue;
 		}

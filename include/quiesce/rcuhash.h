@@ -19,12 +19,16 @@
  * - lookup() and the walk_*() calls need an RCU read-side critical section
  *   (checked: they abort with a message outside one).  The node they
  *   return stays valid until the section ends, even if it is removed
- *   meanwhile.  A whole walk lies in one critical section.
+ *   meanwhile.  A whole walk lies in one critical section.  walk_start()
+ *   first finishes a resize in progress, moving the buckets left itself,
+ *   and may wait (yielding) for other updaters to finish moving the one
+ *   bucket each of them holds.
  * - Updates (insert, insert_or_replace, remove, remove_key, resize) may be
  *   called by any number of threads at once, inside or outside a read-side
  *   critical section; they enter one themselves.  They never wait for a
- *   grace period.  They may sleep only for a lock stripe or in malloc()
- *   (insert, when it starts a resize).
+ *   grace period.  They may sleep only for a lock stripe, in malloc()
+ *   (the update that starts a resize) or, resize() only, yielding while
+ *   other updaters finish moving the bucket each of them holds.
  * - A node that leaves the table (remove, remove_key, or replaced) may be
  *   freed or inserted again only after a grace period: call_rcu(),
  *   free_rcu() or synchronize_rcu().
