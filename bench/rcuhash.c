@@ -143,44 +143,94 @@ static const char *size_label(size_t n)
 	return buf;
 }
 
-/* Lookups at one size, for every table and both sizing modes. */
+/* One table built for the lookup rows, and what its build took. */
+struct built_table {
+	void *table;
+	size_t built;
+	double heap_per_elem;
+};
+
+/*
+ * Builds n keys into a new table, stopping at deadline; measures the heap
+ * it took, elements included.  Tables are built one at a time, so each
+ * one's heap growth is its own.
+ */
+static struct built_table build(const struct qb_hash_table *t, size_t n, bool presized,
+				uint64_t deadline)
+{
+	size_t before = heap_bytes();
+	struct built_table b = { .table = t->create(presized ? n : 0) };
+
+	/* A table whose resizing falls behind may not finish in time. */
+	while (b.built < n && (b.built % 1024 || qb_now_ns() < deadline))
+		t->insert(b.table, key_of(b.built++));
+	if (t->settle)
+		t->settle(b.table);
+	b.heap_per_elem = (double)(heap_bytes() - before) / (double)(b.built ? b.built : 1);
+	return b;
+}
+
+static void record_memory(const struct qb_hash_table *t, const struct built_table *b, size_t n,
+			  const char *mode)
+{
+	double own = b->heap_per_elem - (double)chunk_bytes(t->elem_bytes) + (double)t->link_bytes;
+	char metric[48];
+
+	if (b->built < n) {
+		printf("  %-44s bytes/elem not measured: %zu of %zu keys built\n", t->name,
+		       b->built, n);
+		return;
+	}
+	snprintf(metric, sizeof(metric), "heap B/elem %s %s", size_label(n), mode);
+	qb_record(EXP, t->name, metric, "B", &b->heap_per_elem, 1);
+	snprintf(metric, sizeof(metric), "table B/elem %s %s", size_label(n), mode);
+	qb_record(EXP, t->name, metric, "B", &own, 1);
+}
+
+/*
+ * Lookups at one size, for every table and both sizing modes.  All tables
+ * of a mode are built first, then sampled in turn, repetition by
+ * repetition, so that a busy moment of a shared machine falls on every
+ * table alike instead of on one.
+ */
 static void run_lookups(const struct qb_options *opt, size_t n, uint64_t deadline, bool largest)
 {
 	uint64_t *keys = lookup_keys(n);
-	int reps = opt->repetitions;
-
-	int modes = opt->quick ? 1 : 2;
+	int reps = opt->repetitions, modes = opt->quick ? 1 : 2;
 
 	for (int presized = 0; presized < modes; presized++) {
 		const char *mode = presized ? "pre" : "auto";
+		uint64_t mode_end = qb_now_ns() + share_ns(deadline, (uint64_t)(modes - presized), 0);
+		struct built_table b[NTABLES];
+		double samples[NTABLES][2][reps];
+		uint64_t ns;
 
 		for (size_t ti = 0; ti < NTABLES; ti++) {
-			const struct qb_hash_table *t = tables[ti];
-			size_t groups_left = (size_t)(modes - presized) * NTABLES - ti;
-			uint64_t group_end = qb_now_ns() + share_ns(deadline, groups_left, 200000000);
-			size_t before = heap_bytes(), built;
-			void *table = t->create(presized ? n : 0);
-			double samples[2][reps];
-			char metric[48];
-			uint64_t ns;
+			/* Builds take up to half of the mode's time, shared out. */
+			uint64_t end = qb_now_ns() + share_ns(mode_end, 2 * (NTABLES - ti), 200000000);
 
-			/* A table whose resizing falls behind may not finish in time. */
-			for (built = 0; built < n && (built % 1024 || qb_now_ns() < group_end); built++)
-				t->insert(table, key_of(built));
-			if (t->settle)
-				t->settle(table);
-			/* The samples share what the build left of the group's time. */
-			ns = share_ns(group_end, 2 * (uint64_t)reps, 2000000);
-			for (int k = 0; k < reps; k++)
+			b[ti] = build(tables[ti], n, presized, end);
+			if (b[ti].built < n)
+				printf("  %-44s projected from %zu of %zu keys: the build ran out of time\n",
+				       tables[ti]->name, b[ti].built, n);
+		}
+		ns = share_ns(mode_end, 3 * NTABLES * (uint64_t)reps, 2000000);
+		for (int k = 0; k < reps; k++)
+			for (size_t ti = 0; ti < NTABLES; ti++)
 				for (int readers = 1; readers <= 2; readers++)
-					samples[readers - 1][k] =
-						lookup_sample(t, table, keys, n, readers, ns);
+					samples[ti][readers - 1][k] = lookup_sample(
+						tables[ti], b[ti].table, keys, n, readers,
+						ns * (uint64_t)readers / 2 + ns / 2);
+		for (size_t ti = 0; ti < NTABLES; ti++) {
+			const struct qb_hash_table *t = tables[ti];
+
 			for (int readers = 1; readers <= 2; readers++) {
 				struct qb_spread s;
+				char metric[48];
 
 				snprintf(metric, sizeof(metric), "lookup %s %dr %s", size_label(n),
 					 readers, mode);
-				s = qb_record(EXP, t->name, metric, "/s/thr", samples[readers - 1],
+				s = qb_record(EXP, t->name, metric, "/s/thr", samples[ti][readers - 1],
 					      reps);
 				if (readers == 1 && !presized)
 					qb_plot_point("rcuhash-lookups",
@@ -188,20 +238,9 @@ static void run_lookups(const struct qb_options *opt, size_t n, uint64_t deadlin
 						      "(1 reader, automatic resizing)",
 						      "keys", "lookups/s", t->name, (double)n, s);
 			}
-			if (built < n)
-				printf("  %-44s projected from %zu of %zu keys: the build ran out of time\n",
-				       t->name, built, n);
-			if (largest) {
-				double bytes = (double)(heap_bytes() - before) / (double)(built ? built : 1);
-				double own = bytes - (double)chunk_bytes(t->elem_bytes) +
-					     (double)t->link_bytes;
-
-				snprintf(metric, sizeof(metric), "heap B/elem %s %s", size_label(n), mode);
-				qb_record(EXP, t->name, metric, "B", &bytes, 1);
-				snprintf(metric, sizeof(metric), "table B/elem %s %s", size_label(n), mode);
-				qb_record(EXP, t->name, metric, "B", &own, 1);
-			}
-			t->destroy(table);
+			if (largest)
+				record_memory(t, &b[ti], n, mode);
+			t->destroy(b[ti].table);
 		}
 	}
 	free(keys);
@@ -273,39 +312,42 @@ static void run_mix(const struct qb_options *opt, uint64_t deadline)
 	for (size_t ti = 0; ti < NTABLES; ti++)
 		runs += !tables[ti]->single_writer;
 	for (size_t p = 0; p < 2; p++) {
+		double samples[NTABLES][reps];
+		void *table[NTABLES];
 		char metric[48];
+		uint64_t ns;
 
 		snprintf(metric, sizeof(metric), "mix %u/%u 64K 2thr", 100 - pcts[p], pcts[p]);
 		for (size_t ti = 0; ti < NTABLES; ti++) {
-			const struct qb_hash_table *t = tables[ti];
-			double samples[reps];
-			uint64_t ns;
-			void *table;
-
-			if (t->single_writer)
+			if (tables[ti]->single_writer)
 				continue;
-			ns = share_ns(deadline, (uint64_t)(reps * runs--), 20000000);
-			table = t->create(0);
+			table[ti] = tables[ti]->create(0);
 			for (size_t i = 0; i < n; i++)
-				t->insert(table, key_of(i * 2));
-			for (int k = 0; k < reps; k++) {
+				tables[ti]->insert(table[ti], key_of(i * 2));
+		}
+		ns = share_ns(deadline, (uint64_t)((2 - (int)p) * reps * runs), 20000000);
+		/* Tables in turn, repetition by repetition, as the lookup rows. */
+		for (int k = 0; k < reps; k++)
+			for (size_t ti = 0; ti < NTABLES; ti++) {
 				struct mixer m[2];
 
+				if (tables[ti]->single_writer)
+					continue;
 				for (int i = 0; i < 2; i++)
-					m[i] = (struct mixer){ .t = t, .table = table,
+					m[i] = (struct mixer){ .t = tables[ti], .table = table[ti],
 							       .update_pct = pcts[p],
 							       .range = 2 * n,
 							       .deadline = qb_now_ns() + ns,
 							       .rng = (uint64_t)(k * 2 + i + 1) };
 				qb_run_threads(2, mixer_main, m, sizeof(m[0]));
-				samples[k] = m[0].rate + m[1].rate;
+				samples[ti][k] = m[0].rate + m[1].rate;
 			}
-			qb_record(EXP, t->name, metric, "ops/s", samples, reps);
-			t->destroy(table);
+		for (size_t ti = 0; ti < NTABLES; ti++) {
+			if (tables[ti]->single_writer)
+				continue;
+			qb_record(EXP, tables[ti]->name, metric, "ops/s", samples[ti], reps);
+			tables[ti]->destroy(table[ti]);
 		}
-		runs = 0;
-		for (size_t ti = 0; ti < NTABLES; ti++)
-			runs += !tables[ti]->single_writer;
 		if (NTABLES > 1 && !tables[1]->single_writer)
 			qb_ratio(EXP, metric, tables[0]->name, tables[1]->name, ">= 1.5");
 	}
