@@ -125,7 +125,8 @@ static void check_walk(void)
 
 static bool readers_may_stop(void)
 {
-	return atomic_load(&updaters_done) == UPDATERS && atomic_load(&resizes) >= atomic_load(&min_resizes) &&
+	return atomic_load(&updaters_done) == UPDATERS &&
+	       atomic_load(&resizes) >= atomic_load(&min_resizes) &&
 	       atomic_load(&walks) >= MIN_WALKS;
 }
 

@@ -108,7 +108,8 @@ struct quiesce_rcuhash_walk {
 };
 
 /* Aborts with a message on inconsistent params or when out of memory. */
-QUIESCE_API struct quiesce_rcuhash *quiesce_rcuhash_new(const struct quiesce_rcuhash_params *params);
+QUIESCE_API struct quiesce_rcuhash *
+quiesce_rcuhash_new(const struct quiesce_rcuhash_params *params);
 
 /*
  * Empties and frees the table.  With free_node NULL, a table that still
@@ -168,7 +169,8 @@ QUIESCE_API bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem
  */
 QUIESCE_API void quiesce_rcuhash_walk_start(struct quiesce_rcuhash *ht,
 					    struct quiesce_rcuhash_walk *walk);
-QUIESCE_API struct quiesce_rcuhash_node *quiesce_rcuhash_walk_next(struct quiesce_rcuhash_walk *walk);
+QUIESCE_API struct quiesce_rcuhash_node *
+quiesce_rcuhash_walk_next(struct quiesce_rcuhash_walk *walk);
 QUIESCE_API void quiesce_rcuhash_walk_stop(struct quiesce_rcuhash_walk *walk);
 
 /* The hash the table uses for key_len-byte keys, for callers that want it. */
