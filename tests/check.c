@@ -98,7 +98,7 @@ void check_child_detects_violation(void (*fn)(void *), void *arg)
 
 	if (WIFEXITED(status)) {
 		CHECK(WEXITSTATUS(status) != 0,
-		      "the checker missed a deliberately broken primitive");
+		      "the checker missed a deliberately broken primitive: %.300s", err);
 	} else {
 		CHECK(WIFSIGNALED(status), "unexpected child status %#x", status);
 		CHECK(WTERMSIG(status) != SIGALRM, "the child hung for %u ms: %s", CHECK_HANG_MS,

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <quiesce/freeze.h>
 
@@ -200,12 +201,16 @@ static bool stress_enough(void)
 
 /*
  * Runs the stress for at least ms, then until the workers have done `w`
- * works and the freezer `f` freezes, or a violation was seen.
+ * works and the freezer `f` freezes, or a violation was seen.  A freezer
+ * that completes no freeze for stuck_ms, or is still running stuck_ms after
+ * it was told to stop, is stuck.
  */
-static unsigned long run_stress(unsigned ms, unsigned long w_min, unsigned long f_min)
+static unsigned long run_stress(unsigned ms, unsigned long w_min, unsigned long f_min,
+				unsigned stuck_ms)
 {
 	pthread_t w[WORKERS], f;
-	uint64_t hang = check_now_ns() + (uint64_t)CHECK_HANG_MS * 1000000u;
+	unsigned long seen = 0;
+	uint64_t stuck_ns = (uint64_t)stuck_ms * 1000000u, progress_at;
 
 	CHECK(freezer_init(&fz, LEVELS) == 0, "init");
 	min_works = w_min;
@@ -221,13 +226,21 @@ static unsigned long run_stress(unsigned ms, unsigned long w_min, unsigned long 
 	pthread_create(&f, NULL, freezer_thread, NULL);
 	check_preempt_start(w, WORKERS, 150);
 	check_sleep_us(ms * 1000);
+	progress_at = check_now_ns();
 	while (!stress_enough()) {
-		CHECK(check_now_ns() < hang, "no progress after %u ms (a hang)", CHECK_HANG_MS);
+		uint64_t now = check_now_ns();
+
+		if (atomic_load(&freezes) != seen) {
+			seen = atomic_load(&freezes);
+			progress_at = now;
+		}
+		CHECK(now - progress_at < stuck_ns, "no freeze for %u ms: the freezer is stuck",
+		      stuck_ms);
 		check_sleep_us(1000);
 	}
 	/* The freezer stops first, so that no worker is left behind a freeze. */
 	atomic_store(&stop_freezer, true);
-	check_join_within(f, CHECK_HANG_MS, "the freezer (waiting for work that has ended?)");
+	check_join_within(f, stuck_ms, "the freezer (waiting for work that has ended?)");
 	atomic_store(&stop, true);
 	check_preempt_stop();
 	for (int i = 0; i < WORKERS; i++)
@@ -238,20 +251,29 @@ static unsigned long run_stress(unsigned ms, unsigned long w_min, unsigned long 
 	return atomic_load(&violations);
 }
 
+#define BUSTED_ROUNDS 60
+#define BUSTED_STUCK_MS 5000
+
 static void busted_child(void *arg)
 {
 	quiesce_test_busted_rcu_sync = true;
 	/*
-	 * Caught when a worker stops inside its fast path, by the invariant
-	 * or by a freeze left waiting for a count that the fast path changed
-	 * without waking it: rounds until then (usually the first), at most
-	 * fifteen.  A round ends at the first violation, or after 0.7 s and
-	 * 100 freezes, however long a slow machine takes for them: each round
-	 * gives the race as many chances.
+	 * Caught when a worker stops inside its fast path (or, with rseq
+	 * readers, runs in parallel with the freezer inside the widened
+	 * window), by the invariant or by a freeze left waiting for a count
+	 * that the fast path changed without waking it (stuck for
+	 * BUSTED_STUCK_MS): rounds until then, usually within a few, at most
+	 * BUSTED_ROUNDS.  A round ends at the first violation, or after 0.7 s
+	 * and 100 freezes, however long a slow machine takes for them; a
+	 * loaded machine runs our threads in parallel less often and needs
+	 * more rounds.  Each round has its own hang limit (the alarm of
+	 * check_run_child()).
 	 */
-	for (int round = 0; round < 15; round++)
-		if (run_stress(700, 0, 100))
+	for (int round = 0; round < BUSTED_ROUNDS; round++) {
+		alarm(CHECK_HANG_MS / 1000);
+		if (run_stress(700, 0, 100, BUSTED_STUCK_MS))
 			exit(1);
+	}
 	exit(0);
 }
 
@@ -319,7 +341,8 @@ int main(void)
 	test_init_and_errors();
 	test_order();
 	/* At least 1 s, and until both sides made progress. */
-	CHECK(run_stress(1000, 1000, 10) == 0, "work ran while the freezer was frozen");
+	CHECK(run_stress(1000, 1000, 10, CHECK_HANG_MS) == 0,
+	      "work ran while the freezer was frozen");
 	if (check_busted_rcu_sync_catchable())
 		check_child_detects_violation(busted_child, NULL);
 	else

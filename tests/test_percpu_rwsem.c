@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <quiesce/percpu_rwsem.h>
 
@@ -203,13 +204,16 @@ static bool stress_enough(void)
 
 /*
  * Runs the stress for at least ms, then until the readers have made `r`
- * reads and the writers `w` writes, or a violation was seen.
+ * reads and the writers `w` writes, or a violation was seen.  Writers that
+ * complete no write for stuck_ms, or one still running stuck_ms after they
+ * were told to stop, are stuck.
  */
 static unsigned long run_stress(unsigned ms, unsigned long r, unsigned long w, unsigned sems,
-				unsigned spin_max)
+				unsigned spin_max, unsigned stuck_ms)
 {
 	pthread_t rt[READERS], wt[WRITERS];
-	uint64_t hang = check_now_ns() + (uint64_t)CHECK_HANG_MS * 1000000u;
+	unsigned long seen = 0;
+	uint64_t stuck_ns = (uint64_t)stuck_ms * 1000000u, progress_at;
 
 	nr_sems = sems;
 	read_spin = spin_max;
@@ -236,8 +240,16 @@ static unsigned long run_stress(unsigned ms, unsigned long r, unsigned long w, u
 		pthread_create(&wt[i], NULL, stress_writer, (void *)(i + 100));
 	check_preempt_start(rt, READERS, 150);
 	check_sleep_us(ms * 1000);
+	progress_at = check_now_ns();
 	while (!stress_enough()) {
-		CHECK(check_now_ns() < hang, "no progress after %u ms (a hang)", CHECK_HANG_MS);
+		uint64_t now = check_now_ns();
+
+		if (atomic_load(&writes) != seen) {
+			seen = atomic_load(&writes);
+			progress_at = now;
+		}
+		CHECK(now - progress_at < stuck_ns, "no write for %u ms: the writers are stuck",
+		      stuck_ms);
 		check_sleep_us(1000);
 	}
 	/*
@@ -248,7 +260,7 @@ static unsigned long run_stress(unsigned ms, unsigned long r, unsigned long w, u
 	 */
 	atomic_store(&stop_writers, true);
 	for (int i = 0; i < WRITERS; i++)
-		check_join_within(wt[i], CHECK_HANG_MS, "a writer (waiting for readers that left?)");
+		check_join_within(wt[i], stuck_ms, "a writer (waiting for readers that left?)");
 	atomic_store(&stop, true);
 	check_preempt_stop();
 	for (int i = 0; i < READERS; i++)
@@ -260,6 +272,9 @@ static unsigned long run_stress(unsigned ms, unsigned long r, unsigned long w, u
 	return atomic_load(&violations);
 }
 
+#define BUSTED_ROUNDS 60
+#define BUSTED_STUCK_MS 5000
+
 static void busted_child(void *arg)
 {
 	quiesce_test_busted_rcu_sync = true;
@@ -267,14 +282,21 @@ static void busted_child(void *arg)
 	 * One semaphore and empty read sections: readers spend much of their
 	 * time in the fast path, where the missing grace period matters.  A
 	 * reader must be stopped between its look at the gate and its count
-	 * update, which is rare: rounds until it is caught (usually in the
-	 * first), at most fifteen.  A round ends at the first violation, or
-	 * after 0.7 s and 300 writes, however long a slow machine takes for
-	 * them: each round gives the race as many chances.
+	 * update (or, with rseq readers, run in parallel with a writer that
+	 * closes the gate inside the widened window), which is rare: rounds
+	 * until it is caught, usually within a few, at most BUSTED_ROUNDS.  A
+	 * round ends at the first violation, or after 0.7 s and 300 writes,
+	 * however long a slow machine takes for them; a loaded machine runs
+	 * our threads in parallel less often and needs more rounds.  A writer
+	 * stuck for BUSTED_STUCK_MS (waiting for a count that the fast path
+	 * changed without waking it) is caught too.  Each round has its own
+	 * hang limit (the alarm of check_run_child()).
 	 */
-	for (int round = 0; round < 15; round++)
-		if (run_stress(700, 0, 300, 1, 1))
+	for (int round = 0; round < BUSTED_ROUNDS; round++) {
+		alarm(CHECK_HANG_MS / 1000);
+		if (run_stress(700, 0, 300, 1, 1, BUSTED_STUCK_MS))
 			exit(1);
+	}
 	exit(0);
 }
 
@@ -546,7 +568,8 @@ int main(void)
 	test_basics();
 	test_many();
 	/* At least 1 s, and until both sides made progress. */
-	CHECK(run_stress(1000, 1000, 50, SEMS, 300) == 0, "mutual exclusion violated");
+	CHECK(run_stress(1000, 1000, 50, SEMS, 300, CHECK_HANG_MS) == 0,
+	      "mutual exclusion violated");
 	if (check_busted_rcu_sync_catchable())
 		check_child_detects_violation(busted_child, NULL);
 	else
