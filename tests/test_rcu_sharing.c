@@ -80,11 +80,12 @@ static void test_exact_sharing(void)
 	struct quiesce_rcu_stats before, after;
 	uint64_t gps;
 
+	/* Before the reader starts: nothing runs a grace period until the callers. */
+	quiesce_rcu_get_stats(&before);
+	calls_before = before.sync_calls;
 	pthread_create(&reader, NULL, long_reader, NULL);
 	while (!atomic_load(&long_reader_inside))
 		check_sleep_us(100);
-	quiesce_rcu_get_stats(&before);
-	calls_before = before.sync_calls;
 	for (uintptr_t i = 0; i < CALLERS; i++)
 		pthread_create(&callers[i], NULL, single_caller, (void *)i);
 	for (int i = 0; i < CALLERS; i++)
