@@ -205,6 +205,20 @@ static void *updater(void *arg)
 		/* Leave the gate time to reopen now and then. */
 		if (rand_r(&seed) % 4 == 0)
 			check_sleep_us(300 + rand_r(&seed) % 700);
+		/*
+		 * And now and then wait until a reader has found it open: once
+		 * both updaters wait, nobody holds the gate closed, and it
+		 * reopens however the machine schedules us (valgrind runs one
+		 * thread at a time, and may never run a reader in the moments
+		 * the gate is open between two updaters).  Polls.
+		 */
+		if (rand_r(&seed) % 16 == 0) {
+			unsigned long seen = atomic_load(&idle_reads);
+
+			while (atomic_load(&idle_reads) == seen &&
+			       !atomic_load_explicit(&stop, memory_order_relaxed))
+				check_sleep_us(100);
+		}
 	}
 	return NULL;
 }
