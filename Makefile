@@ -10,15 +10,21 @@ CTEST_JOBS ?= 2
 SANITIZER_CTEST_JOBS ?= 1
 BENCH_ARGS ?= all
 
-.PHONY: all build test test-default test-valgrind test-asan test-tsan check-compilers bench install clean
+.PHONY: all build deps-test deps-bench deps-ci test test-default test-valgrind test-asan test-tsan check-compilers bench install clean
 
 all: build
+
+# What each command needs and this machine lacks: installed when run as root
+# with apt-get, otherwise named with the line that installs it
+# (tools/ensure-deps.sh).
+deps-test deps-bench deps-ci:
+	bash tools/ensure-deps.sh $(@:deps-%=%)
 
 build:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: test-default test-valgrind test-asan test-tsan
+test: deps-test test-default test-valgrind test-asan test-tsan
 
 test-default: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(CTEST_JOBS) -LE valgrind
@@ -50,7 +56,7 @@ check-compilers:
 		-DCMAKE_C_FLAGS=-Werror -DQUIESCE_BUILD_BENCH=OFF
 	cmake --build $(BUILD)-aarch64 -j $(JOBS)
 
-bench: build
+bench: deps-bench build
 	$(BUILD)/bench/quiesce-bench $(BENCH_ARGS)
 
 install: build

@@ -91,6 +91,9 @@ void qb_plot_point(const char *plot, const char *title, const char *xlabel,
 		   const char *ylabel, const char *series, double x,
 		   struct qb_spread y);
 
+/* Prints an indented note under the rows, e.g. "projected from N". */
+void qb_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Prints a heading for a group of rows. */
 void qb_heading(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

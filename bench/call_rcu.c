@@ -5,8 +5,11 @@
  * freeing after a grace period; the figure is callbacks per second from the
  * start until rcu_barrier() returns.  Then a flood of 10^7 callbacks (10^6
  * quick): the peak number of objects queued and not yet freed, which is the
- * memory the pending callbacks hold.
+ * memory the pending callbacks hold.  Then the latency from call_rcu() to
+ * its callback on an otherwise idle process.  Each part stops at its share
+ * of the budget (with fewer callbacks than planned, which a note says).
  */
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,13 @@
 #define SAMPLE_EVERY 1024
 
 _Static_assert(sizeof(struct rcu_head) == QB_CB_HEAD_BYTES, "quiesce's head size");
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
 
 static void free_object(struct rcu_head *head)
 {
@@ -43,8 +53,14 @@ struct enqueuer {
 	const struct qb_cb_flavor *flavor;
 	atomic_long allocated;
 	long per_thread;
-	char pad[40];
+	uint64_t deadline;
+	char pad[32];
 };
+
+/* Shares of the budget: throughput (1 and 2 threads), flood, latency. */
+#define THROUGHPUT_SHARE 0.25
+#define FLOOD_SHARE 0.3
+#define LATENCY_SHARE 0.2
 
 static atomic_long freed, peak;
 static struct enqueuer *enqueuers;
@@ -78,6 +94,8 @@ static void *enqueue(void *arg)
 		if (i % SAMPLE_EVERY == 0) {
 			long now, p;
 
+			if (qb_now_ns() > self->deadline)
+				self->per_thread = i;
 			atomic_store_explicit(&self->allocated, i, memory_order_relaxed);
 			now = alive();
 			p = atomic_load(&peak);
@@ -90,8 +108,13 @@ static void *enqueue(void *arg)
 	return NULL;
 }
 
-/* Callbacks per second, from the start until the barrier has returned. */
-static double run(const struct qb_cb_flavor *flavor, int threads, long per_thread)
+/*
+ * Callbacks per second, from the start until the barrier has returned; each
+ * thread queues per_thread callbacks or stops at the deadline, and *queued
+ * gets how many they queued in all.
+ */
+static double run(const struct qb_cb_flavor *flavor, int threads, long per_thread,
+		  uint64_t deadline, long *queued)
 {
 	struct enqueuer all[threads];
 	uint64_t start;
@@ -100,6 +123,7 @@ static double run(const struct qb_cb_flavor *flavor, int threads, long per_threa
 		all[i].flavor = flavor;
 		atomic_store(&all[i].allocated, 0);
 		all[i].per_thread = per_thread;
+		all[i].deadline = deadline;
 	}
 	enqueuers = all;
 	enqueuer_count = threads;
@@ -108,7 +132,10 @@ static double run(const struct qb_cb_flavor *flavor, int threads, long per_threa
 	start = qb_now_ns();
 	qb_run_threads(threads, enqueue, all, sizeof(all[0]));
 	flavor->barrier();
-	return (double)threads * (double)per_thread / ((qb_now_ns() - start) / 1e9);
+	*queued = 0;
+	for (int i = 0; i < threads; i++)
+		*queued += all[i].per_thread;
+	return (double)*queued / ((qb_now_ns() - start) / 1e9);
 }
 
 static const struct qb_cb_flavor *const flavors[] = {
@@ -119,51 +146,129 @@ static const struct qb_cb_flavor *const flavors[] = {
 };
 #define FLAVORS (sizeof(flavors) / sizeof(flavors[0]))
 
-static void throughput(const struct qb_options *opt, int threads)
+static void throughput(const struct qb_options *opt, int threads, uint64_t start)
 {
 	long per_thread = (opt->quick ? 200000 : 2000000) / threads;
+	const int runs = 2 * (int)FLAVORS * opt->repetitions;
+	int run_index = (threads - 1) * (int)FLAVORS * opt->repetitions;
 	char metric[32];
 
 	snprintf(metric, sizeof(metric), "%d enqueuer%s", threads, threads > 1 ? "s" : "");
 	for (size_t f = 0; f < FLAVORS; f++) {
 		double rate[opt->repetitions];
+		long queued = 0;
 
-		for (int r = 0; r < opt->repetitions; r++)
-			rate[r] = run(flavors[f], threads, per_thread) / 1e6;
+		qb_progress(EXPERIMENT ": %s, %s", flavors[f]->name, metric);
+		for (int r = 0; r < opt->repetitions; r++) {
+			long n;
+
+			rate[r] = run(flavors[f], threads, per_thread,
+				      qb_deadline(opt, start, THROUGHPUT_SHARE * ++run_index / runs),
+				      &n) / 1e6;
+			queued += n;
+		}
 		qb_record(EXPERIMENT, flavors[f]->name, metric, "M cb/s", rate, opt->repetitions);
+		if (queued < per_thread * threads * opt->repetitions)
+			qb_note("%ld callbacks in %d repetitions", queued, opt->repetitions);
 	}
 #ifdef QUIESCE_HAVE_URCU
 	qb_ratio(EXPERIMENT, metric, qb_quiesce_call_rcu.name, qb_urcu_call_rcu.name, ">= 1.0");
 #endif
 }
 
-static void flood(const struct qb_options *opt)
+static void flood(const struct qb_options *opt, uint64_t start)
 {
 	long per_thread = (opt->quick ? 1000000 : 10000000) / 2;
 
-	qb_heading("flood of %ld callbacks from 2 threads: peak held by pending callbacks",
+	qb_heading("flood of up to %ld callbacks from 2 threads: peak held by pending callbacks",
 		   2 * per_thread);
 	for (size_t f = 0; f < FLAVORS; f++) {
 		double pending, mib;
+		long queued;
 
-		run(flavors[f], 2, per_thread);
+		qb_progress(EXPERIMENT ": flood, %s", flavors[f]->name);
+		run(flavors[f], 2, per_thread,
+		    qb_deadline(opt, start, THROUGHPUT_SHARE + FLOOD_SHARE * (f + 1) / FLAVORS),
+		    &queued);
 		pending = (double)atomic_load(&peak);
 		mib = pending * (double)QB_CB_OBJECT_BYTES / (1 << 20);
 		qb_record(EXPERIMENT, flavors[f]->name, "flood peak pending", "callbacks", &pending, 1);
 		qb_record(EXPERIMENT, flavors[f]->name, "flood peak memory", "MiB", &mib, 1);
+		if (queued < 2 * per_thread)
+			qb_note("a flood of %ld callbacks", queued);
 	}
+}
+
+/* Latencies measured at most per repetition. */
+#define MAX_LATENCIES 1000
+
+/*
+ * From call_rcu() to its callback, one callback at a time, with a second
+ * thread registered as a reader so that the grace period has someone to
+ * wait for; the median over the calls until the deadline, in us.
+ */
+static double callback_latency_us(const struct qb_cb_flavor *flavor, uint64_t deadline,
+				  int *calls)
+{
+	double lat[MAX_LATENCIES];
+	int n = 0;
+
+	flavor->register_thread();
+	do {
+		long before = atomic_load(&freed);
+		uint64_t t0 = qb_now_ns();
+
+		flavor->queue(malloc(QB_CB_OBJECT_BYTES));
+		/* The callback's qb_cb_free() moves the count. */
+		while (atomic_load(&freed) == before)
+			sched_yield();
+		lat[n++] = (double)(qb_now_ns() - t0) / 1000.0;
+	} while (n < MAX_LATENCIES && qb_now_ns() < deadline);
+	flavor->unregister_thread();
+	*calls += n;
+	qsort(lat, (size_t)n, sizeof(lat[0]), compare_doubles);
+	return lat[n / 2];
+}
+
+static void latency(const struct qb_options *opt, uint64_t start)
+{
+	const int runs = (int)FLAVORS * opt->repetitions;
+	const double base = THROUGHPUT_SHARE + FLOOD_SHARE;
+	int run_index = 0;
+
+	qb_heading("from call_rcu() to its callback, one at a time");
+	for (size_t f = 0; f < FLAVORS; f++) {
+		double lat[opt->repetitions];
+		int calls = 0;
+
+		qb_progress(EXPERIMENT ": latency, %s", flavors[f]->name);
+		for (int r = 0; r < opt->repetitions; r++)
+			lat[r] = callback_latency_us(flavors[f],
+				qb_deadline(opt, start, base + LATENCY_SHARE * ++run_index / runs),
+				&calls);
+		qb_record(EXPERIMENT, flavors[f]->name, "callback latency", "us", lat,
+			  opt->repetitions);
+		qb_note("%d callbacks in %d repetitions", calls, opt->repetitions);
+	}
+#ifdef QUIESCE_HAVE_URCU
+	qb_ratio(EXPERIMENT, "callback latency", qb_quiesce_call_rcu.name,
+		 qb_urcu_call_rcu.name, "<= 1.0");
+#endif
 }
 
 static void run_call_rcu(const struct qb_options *opt)
 {
+	uint64_t start = qb_now_ns();
+
 #ifndef QUIESCE_HAVE_URCU
 	qb_missing_peer(EXPERIMENT, "liburcu call_rcu", "liburcu-dev");
 #endif
-	throughput(opt, 1);
-	throughput(opt, 2);
-	flood(opt);
+	throughput(opt, 1, start);
+	throughput(opt, 2, start);
+	flood(opt, start);
+	latency(opt, start);
 }
 
 QB_EXPERIMENT(call_rcu_experiment, .name = EXPERIMENT,
-	      .title = "call_rcu() end to end (callbacks/s, rcu_barrier included) and flood memory, vs liburcu",
+	      .title = "call_rcu() end to end (callbacks/s, rcu_barrier included), flood memory and latency, vs liburcu",
 	      .order = 120, .run = run_call_rcu);

@@ -250,6 +250,54 @@ void qb_plot_point(const char *plot, const char *title, const char *xlabel,
 }
 
 /*
+ * A plot's axes: logarithmic where its values span more than SPAN_FOR_LOG
+ * (else the small ones lie flat on zero); on a log x axis, or on an x axis
+ * of whole numbers (thread counts), ticks only at the values measured.
+ */
+#define SPAN_FOR_LOG 30.0
+
+static void write_axes(FILE *gp, const char *plot)
+{
+	double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+	bool whole_x = true;
+
+	for (int j = 0; j < point_count; j++) {
+		const struct qb_point *p = &points[j];
+
+		if (strcmp(p->plot, plot))
+			continue;
+		xmin = fmin(xmin, p->x);
+		xmax = fmax(xmax, p->x);
+		ymin = fmin(ymin, p->y.min);
+		ymax = fmax(ymax, p->y.max);
+		whole_x &= p->x == floor(p->x);
+	}
+	if (ymin > 0 && ymax / ymin > SPAN_FOR_LOG)
+		fprintf(gp, "set logscale y\nset format y '%%g'\n");
+	if (xmin > 0 && xmax / xmin > SPAN_FOR_LOG)
+		fprintf(gp, "set logscale x\nset format x '%%g'\n");
+	if (whole_x || (xmin > 0 && xmax / xmin > SPAN_FOR_LOG)) {
+		/* A tick at each value measured, and half a step of margin. */
+		fprintf(gp, "set xtics (");
+		for (int j = 0, first = 1; j < point_count; j++) {
+			bool seen = false;
+
+			if (strcmp(points[j].plot, plot))
+				continue;
+			for (int k = 0; k < j; k++)
+				seen |= !strcmp(points[k].plot, plot) && points[k].x == points[j].x;
+			if (!seen)
+				fprintf(gp, "%s%g", first ? "" : ", ", points[j].x), first = 0;
+		}
+		fprintf(gp, ")\n");
+		if (xmin > 0 && xmax / xmin > SPAN_FOR_LOG)
+			fprintf(gp, "set xrange [%g:%g]\n", xmin / 1.5, xmax * 1.5);
+		else
+			fprintf(gp, "set xrange [%g:%g]\n", xmin - 0.5, xmax + 0.5);
+	}
+}
+
+/*
  * Writes <plot>.dat (one block per series) and <plot>.gp for every plot,
  * and draws <plot>.png with gnuplot when it is installed.
  */
@@ -301,8 +349,10 @@ static void write_plots(const char *dir)
 		fclose(dat);
 		fprintf(gp, "set terminal pngcairo size 900,560\nset output '%s/%s.png'\n"
 			    "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n"
-			    "set termoption noenhanced\nset key below\nset grid\nplot ",
+			    "set termoption noenhanced\nset key below\nset grid\n",
 			dir, points[i].plot, points[i].title, points[i].xlabel, points[i].ylabel);
+		write_axes(gp, points[i].plot);
+		fprintf(gp, "plot ");
 		for (int k = 0; k < nseries; k++)
 			fprintf(gp, "%s'%s/%s.dat' index %d using 1:2:3:4 with yerrorlines title '%s'",
 				k ? ", \\\n     " : "", dir, points[i].plot, k, series[k]);
@@ -326,6 +376,18 @@ void qb_heading(const char *fmt, ...)
 	va_list ap;
 
 	printf("\n");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+void qb_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("    note: ");
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -377,6 +439,25 @@ void qb_run_threads(int n, void *(*fn)(void *), void *args, size_t arg_size)
 	pthread_barrier_destroy(&barrier);
 }
 
+/* A /sys/kernel knob's value, or "?" where it cannot be read. */
+static const char *kernel_knob(const char *name)
+{
+	static char values[2][16];
+	static int next;
+	char path[64], *value = values[next++ % 2];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/%s", name);
+	f = fopen(path, "r");
+	if (!f || !fgets(value, sizeof(values[0]), f))
+		snprintf(value, sizeof(values[0]), "?");
+	else
+		value[strcspn(value, "\n")] = '\0';
+	if (f)
+		fclose(f);
+	return value;
+}
+
 static void print_machine(void)
 {
 	char model[256] = "unknown";
@@ -403,6 +484,14 @@ static void print_machine(void)
 	       membarrier < 0 ? "unavailable" :
 	       (membarrier & MEMBARRIER_CMD_PRIVATE_EXPEDITED) ? "global + private expedited" : "global only",
 	       quiesce_rcu_backend_name());
+	/*
+	 * The kernel's own grace periods set what membarrier(GLOBAL) costs,
+	 * which rcu_normal rows and liburcu's mb-less flavors pay.
+	 */
+	printf("kernel: /sys/kernel/rcu_expedited = %s, /sys/kernel/rcu_normal = %s\n",
+	       kernel_knob("rcu_expedited"), kernel_knob("rcu_normal"));
+	printf("quiesce: %s%s\n", getenv("QUIESCE_RCU_NORMAL") ? "QUIESCE_RCU_NORMAL set; " : "",
+	       getenv("QUIESCE_RCU_EXPEDITED") ? "QUIESCE_RCU_EXPEDITED set" : "default knobs");
 }
 
 static void json_string(FILE *f, const char *s)

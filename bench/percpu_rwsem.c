@@ -20,9 +20,13 @@ static struct freezer fz;
 
 struct reader_arg {
 	int kind;
-	long iterations;
+	long iterations;	/* at most; fewer when the deadline comes first */
+	uint64_t deadline;
 	double ns_per_pair;
 };
+
+/* Pairs between two looks at the clock. */
+#define CHUNK 4096
 
 enum { PERCPU, PTHREAD, RCU, FREEZER, KINDS };
 static const char *const kind_names[KINDS] = {
@@ -33,48 +37,54 @@ static void *reader(void *p)
 {
 	struct reader_arg *a = p;
 	uint64_t t0;
+	long done;
 
 	rcu_register_thread();
 	t0 = qb_now_ns();
-	switch (a->kind) {
-	case PERCPU:
-		for (long i = 0; i < a->iterations; i++) {
-			percpu_down_read(&sem);
-			percpu_up_read(&sem);
+	/* In chunks, so that a slow machine stops at the deadline. */
+	for (done = 0; done < a->iterations; done += CHUNK) {
+		if (done && qb_now_ns() > a->deadline)
+			break;
+		switch (a->kind) {
+		case PERCPU:
+			for (long i = 0; i < CHUNK; i++) {
+				percpu_down_read(&sem);
+				percpu_up_read(&sem);
+			}
+			break;
+		case PTHREAD:
+			for (long i = 0; i < CHUNK; i++) {
+				pthread_rwlock_rdlock(&rwlock);
+				pthread_rwlock_unlock(&rwlock);
+			}
+			break;
+		case RCU:
+			for (long i = 0; i < CHUNK; i++) {
+				rcu_read_lock();
+				rcu_read_unlock();
+			}
+			break;
+		default:
+			for (long i = 0; i < CHUNK; i++) {
+				freezer_start(&fz, 0);
+				freezer_end(&fz, 0);
+			}
+			break;
 		}
-		break;
-	case PTHREAD:
-		for (long i = 0; i < a->iterations; i++) {
-			pthread_rwlock_rdlock(&rwlock);
-			pthread_rwlock_unlock(&rwlock);
-		}
-		break;
-	case RCU:
-		for (long i = 0; i < a->iterations; i++) {
-			rcu_read_lock();
-			rcu_read_unlock();
-		}
-		break;
-	default:
-		for (long i = 0; i < a->iterations; i++) {
-			freezer_start(&fz, 0);
-			freezer_end(&fz, 0);
-		}
-		break;
 	}
-	a->ns_per_pair = (double)(qb_now_ns() - t0) / (double)a->iterations;
+	a->ns_per_pair = (double)(qb_now_ns() - t0) / (double)done;
 	rcu_unregister_thread();
 	return NULL;
 }
 
 /* ns per pair for one thread of `threads` reading at once (the slowest). */
-static double measure(int kind, int threads, long iterations)
+static double measure(int kind, int threads, long iterations, uint64_t deadline)
 {
 	struct reader_arg args[2];
 	double worst = 0;
 
 	for (int i = 0; i < threads; i++)
-		args[i] = (struct reader_arg){ kind, iterations, 0 };
+		args[i] = (struct reader_arg){ kind, iterations, deadline, 0 };
 	qb_run_threads(threads, reader, args, sizeof(args[0]));
 	for (int i = 0; i < threads; i++)
 		if (args[i].ns_per_pair > worst)
@@ -87,6 +97,8 @@ static void run_percpu_rwsem(const struct qb_options *opt)
 	/* pthread_rwlock is ~10x slower per pair: fewer iterations, same time. */
 	long fast = opt->quick ? 4000000 : 20000000, slow = fast / 8;
 	char subject[KINDS][2][64];
+	uint64_t start = qb_now_ns();
+	int runs = 2 * KINDS * opt->repetitions, run = 0;
 
 	percpu_init_rwsem(&sem);
 	freezer_init(&fz, 3);
@@ -100,7 +112,8 @@ static void run_percpu_rwsem(const struct qb_options *opt)
 			snprintf(subject[k][threads - 1], sizeof(subject[k][threads - 1]), "%s, %d thr",
 				 kind_names[k], threads);
 			for (int r = 0; r < opt->repetitions; r++)
-				samples[r] = measure(k, threads, k == PTHREAD ? slow : fast);
+				samples[r] = measure(k, threads, k == PTHREAD ? slow : fast,
+						     qb_deadline(opt, start, (double)++run / runs));
 			qb_record(EXP, subject[k][threads - 1], "read pair", "ns", samples,
 				  opt->repetitions);
 		}

@@ -2,16 +2,23 @@
  * rcu: quiesce's RCU against liburcu's default flavor, in one run.
  *
  *  - read-side pair cost (ns per rcu_read_lock + rcu_read_unlock);
- *  - synchronize latency with 0, 1 and 2 busy reader threads;
- *  - calls per second from 1 and 8 threads calling synchronize at once.
+ *  - synchronize latency, median and p99, with 0, 1 and 2 busy reader
+ *    threads: quiesce's normal and expedited grace periods, its normal one
+ *    under rcu_normal (membarrier GLOBAL: the kernel's own grace period),
+ *    and liburcu's;
+ *  - calls per second from 1 to 8 threads calling synchronize at once, and
+ *    how many grace periods quiesce ran per call (sharing).
+ * Each part measures for its share of the experiment's time budget.
  */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <quiesce/compiler.h>
+#include <quiesce/rcu.h>
 
 #include "bench.h"
 #include "rcu_flavor.h"
@@ -21,11 +28,19 @@
 static const struct qb_rcu_flavor *const sync_flavors[] = {
 	&qb_quiesce_rcu,
 	&qb_quiesce_rcu_expedited,
+	&qb_quiesce_rcu_normal_knob,
 #ifdef QUIESCE_HAVE_URCU
 	&qb_urcu_memb,
 #endif
 };
 #define SYNC_FLAVORS (sizeof(sync_flavors) / sizeof(sync_flavors[0]))
+
+/* Shares of the budget: read pairs, latency table, sharing table. */
+#define LATENCY_SHARE 0.6
+#define SHARING_SHARE 0.3
+#define READ_SHARE 0.1
+/* At most this many latencies per repetition (the array lives on the heap). */
+#define MAX_CALLS 100000
 
 static void missing_urcu(void)
 {
@@ -34,9 +49,22 @@ static void missing_urcu(void)
 #endif
 }
 
+/* ns per pair, over batches of pairs until the deadline. */
+static double read_pair_ns(const struct qb_rcu_flavor *flavor, uint64_t deadline)
+{
+	const long batch = 1000000;
+	double best = 0;
+
+	do {
+		double ns = flavor->read_pair_ns(batch);
+
+		best = best == 0 || ns < best ? ns : best;
+	} while (qb_now_ns() < deadline);
+	return best;
+}
+
 static void read_pairs(const struct qb_options *opt)
 {
-	long iterations = opt->quick ? 20000000 : 100000000;
 	const struct qb_rcu_flavor *const flavors[] = {
 		&qb_quiesce_rcu,
 #ifdef QUIESCE_HAVE_URCU
@@ -44,13 +72,17 @@ static void read_pairs(const struct qb_options *opt)
 #endif
 	};
 	const char *names[] = { "quiesce", "liburcu", "liburcu (not inlined)" };
+	const int n = sizeof(flavors) / sizeof(flavors[0]);
+	uint64_t start = qb_now_ns();
 
-	qb_heading("read-side lock+unlock pair, one thread");
-	for (size_t f = 0; f < sizeof(flavors) / sizeof(flavors[0]); f++) {
+	qb_heading("read-side lock+unlock pair, one thread (best of the batches in each sample)");
+	for (int f = 0; f < n; f++) {
 		double samples[opt->repetitions];
 
 		for (int r = 0; r < opt->repetitions; r++)
-			samples[r] = flavors[f]->read_pair_ns(iterations);
+			samples[r] = read_pair_ns(flavors[f],
+				qb_deadline(opt, start, READ_SHARE * (f * opt->repetitions + r + 1) /
+							(n * opt->repetitions)));
 		qb_record(EXP, names[f], "read pair", "ns", samples, opt->repetitions);
 	}
 #ifdef QUIESCE_HAVE_URCU
@@ -88,37 +120,48 @@ static int compare_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One repetition: median and p99 of `calls` synchronize latencies, in us. */
-static void measure_latency(const struct qb_rcu_flavor *flavor, int readers, int calls,
-			    double *median_us, double *p99_us)
+/*
+ * One repetition: median and p99 of the synchronize latencies measured
+ * until the deadline (at least one call), in us; returns how many calls.
+ */
+static int measure_latency(const struct qb_rcu_flavor *flavor, int readers, uint64_t deadline,
+			   double *median_us, double *p99_us)
 {
 	pthread_t threads[readers > 0 ? readers : 1];
 	atomic_bool stop = false;
 	atomic_int ready = 0;
 	struct busy_reader b = { flavor, &stop, &ready };
-	uint64_t lat[calls];
+	uint64_t *lat = malloc(sizeof(*lat) * MAX_CALLS);
+	int calls = 0;
 
+	rcu_set_normal(flavor->rcu_normal);
 	for (int i = 0; i < readers; i++)
 		pthread_create(&threads[i], NULL, busy_reader_thread, &b);
+	/* The readers are registered, and so are waited for, once ready. */
 	while (atomic_load(&ready) < readers)
 		sched_yield();
-	for (int i = 0; i < calls; i++) {
+	do {
 		uint64_t t0 = qb_now_ns();
 
 		flavor->synchronize();
-		lat[i] = qb_now_ns() - t0;
-	}
+		lat[calls++] = qb_now_ns() - t0;
+	} while (calls < MAX_CALLS && qb_now_ns() < deadline);
 	atomic_store(&stop, true);
 	for (int i = 0; i < readers; i++)
 		pthread_join(threads[i], NULL);
+	rcu_set_normal(false);
 	qsort(lat, (size_t)calls, sizeof(lat[0]), compare_u64);
 	*median_us = (double)lat[calls / 2] / 1000.0;
 	*p99_us = (double)lat[(calls * 99) / 100] / 1000.0;
+	free(lat);
+	return calls;
 }
 
 static void sync_latency(const struct qb_options *opt)
 {
-	int calls = opt->quick ? 60 : 300;
+	const int cells = 3 * (int)SYNC_FLAVORS * opt->repetitions;
+	uint64_t start = qb_now_ns();
+	int cell = 0;
 
 	for (int readers = 0; readers <= 2; readers++) {
 		char median_metric[48], p99_metric[48];
@@ -127,22 +170,34 @@ static void sync_latency(const struct qb_options *opt)
 		snprintf(p99_metric, sizeof(p99_metric), "p99, %d readers", readers);
 		qb_heading("synchronize latency with %d busy reader threads", readers);
 		for (size_t f = 0; f < SYNC_FLAVORS; f++) {
+			const struct qb_rcu_flavor *flavor = sync_flavors[f];
 			double medians[opt->repetitions], p99s[opt->repetitions];
+			struct qb_spread median, p99;
+			int calls = 0;
 
-			qb_progress("rcu: latency, %d readers, %s", readers, sync_flavors[f]->name);
+			qb_progress("rcu: latency, %d readers, %s", readers, flavor->name);
 			for (int r = 0; r < opt->repetitions; r++)
-				measure_latency(sync_flavors[f], readers, calls, &medians[r], &p99s[r]);
-			qb_plot_point("rcu-sync-latency", "synchronize latency, median", "busy reader threads",
-				      "microseconds", sync_flavors[f]->name, readers,
-				      qb_record(EXP, sync_flavors[f]->name, median_metric, "us",
-						medians, opt->repetitions));
-			qb_record(EXP, sync_flavors[f]->name, p99_metric, "us", p99s,
-				  opt->repetitions);
+				calls += measure_latency(flavor, readers,
+					qb_deadline(opt, start, LATENCY_SHARE * ++cell / cells),
+					&medians[r], &p99s[r]);
+			median = qb_record(EXP, flavor->name, median_metric, "us", medians,
+					   opt->repetitions);
+			p99 = qb_record(EXP, flavor->name, p99_metric, "us", p99s, opt->repetitions);
+			qb_note("%d calls in %d repetitions", calls, opt->repetitions);
+			qb_plot_point("rcu-sync-latency", "synchronize latency, median (bars: min..max of the repetitions)",
+				      "busy reader threads", "microseconds", flavor->name, readers, median);
+			qb_plot_point("rcu-sync-latency-p99", "synchronize latency, p99 (bars: min..max of the repetitions)",
+				      "busy reader threads", "microseconds", flavor->name, readers, p99);
 		}
 #ifdef QUIESCE_HAVE_URCU
+		qb_ratio(EXP, median_metric, qb_quiesce_rcu.name, qb_urcu_memb.name, "<= 1.0");
 		qb_ratio(EXP, median_metric, qb_quiesce_rcu_expedited.name, qb_urcu_memb.name,
 			 "<= 1.0");
-		qb_ratio(EXP, median_metric, qb_quiesce_rcu.name, qb_urcu_memb.name, NULL);
+		qb_ratio(EXP, p99_metric, qb_quiesce_rcu.name, qb_urcu_memb.name, "<= 1.0");
+		qb_ratio(EXP, p99_metric, qb_quiesce_rcu_expedited.name, qb_urcu_memb.name,
+			 "<= 1.0");
+		qb_ratio(EXP, median_metric, qb_quiesce_rcu_normal_knob.name, qb_urcu_memb.name,
+			 NULL);
 #endif
 	}
 }
@@ -166,60 +221,85 @@ static void *sync_caller_thread(void *p)
 	return NULL;
 }
 
+static uint64_t quiesce_grace_periods(void)
+{
+	struct quiesce_rcu_stats s;
+
+	quiesce_rcu_get_stats(&s);
+	return s.gp_normal + s.gp_expedited;
+}
+
+/* Calls per second; *gp_per_call gets quiesce's grace periods per call. */
 static double calls_per_second(const struct qb_rcu_flavor *flavor, int threads,
-			       uint64_t duration_ns)
+			       uint64_t duration_ns, double *gp_per_call)
 {
 	struct sync_caller callers[threads];
-	uint64_t start = qb_now_ns();
+	uint64_t start = qb_now_ns(), gps = quiesce_grace_periods();
 	unsigned long total = 0;
 
+	rcu_set_normal(flavor->rcu_normal);
 	for (int i = 0; i < threads; i++)
 		callers[i] = (struct sync_caller){ flavor, start + duration_ns, 0 };
 	qb_run_threads(threads, sync_caller_thread, callers, sizeof(callers[0]));
+	rcu_set_normal(false);
 	for (int i = 0; i < threads; i++)
 		total += callers[i].calls;
+	*gp_per_call = (double)(quiesce_grace_periods() - gps) / (double)(total ? total : 1);
 	return (double)total * 1e9 / (double)(qb_now_ns() - start);
 }
 
 static void concurrent_sync(const struct qb_options *opt)
 {
-	uint64_t duration = opt->quick ? 150000000u : 400000000u;
 	const int thread_counts[] = { 1, 2, 4, 8 };
+	const int cells = (int)SYNC_FLAVORS * 4 * opt->repetitions;
+	uint64_t duration = (uint64_t)((double)opt->budget_ns * SHARING_SHARE / cells);
 
-	qb_heading("concurrent synchronize calls, calls/s (more is better)");
+	qb_heading("concurrent synchronize calls, calls/s (more is better); "
+		   "quiesce's grace periods per call (fewer: more sharing)");
 	for (size_t f = 0; f < SYNC_FLAVORS; f++) {
+		bool ours = strncmp(sync_flavors[f]->name, "quiesce", 7) == 0;
+
 		for (int t = 0; t < 4; t++) {
-			double samples[opt->repetitions];
+			double samples[opt->repetitions], per_call[opt->repetitions];
 			char subject[96];
 
 			qb_progress("rcu: %d callers, %s", thread_counts[t], sync_flavors[f]->name);
 			for (int r = 0; r < opt->repetitions; r++)
-				samples[r] = calls_per_second(sync_flavors[f], thread_counts[t], duration);
+				samples[r] = calls_per_second(sync_flavors[f], thread_counts[t],
+							      duration, &per_call[r]);
 			snprintf(subject, sizeof(subject), "%s, %d threads", sync_flavors[f]->name,
 				 thread_counts[t]);
-			qb_plot_point("rcu-concurrent-sync", "concurrent synchronize calls",
+			qb_plot_point("rcu-concurrent-sync", "concurrent synchronize calls (bars: min..max)",
 				      "calling threads", "calls per second", sync_flavors[f]->name,
 				      thread_counts[t],
 				      qb_record(EXP, subject, "calls/s", "calls/s", samples,
 						opt->repetitions));
+			if (ours)
+				qb_record(EXP, subject, "grace periods per call", "gp/call", per_call,
+					  opt->repetitions);
 		}
 	}
+	qb_heading("8 callers / 1 caller: sharing pays where grace periods are long");
 	for (size_t f = 0; f < SYNC_FLAVORS; f++) {
 		char eight[96], one[96];
 
 		snprintf(eight, sizeof(eight), "%s, 8 threads", sync_flavors[f]->name);
 		snprintf(one, sizeof(one), "%s, 1 threads", sync_flavors[f]->name);
-		qb_ratio(EXP, "calls/s", eight, one, ">> 1");
+		qb_ratio(EXP, "calls/s", eight, one, NULL);
 	}
 #ifdef QUIESCE_HAVE_URCU
-	{
+	for (size_t f = 0; f < SYNC_FLAVORS; f++) {
 		char ours[96], peer[96];
 
-		snprintf(peer, sizeof(peer), "%s, 8 threads", qb_urcu_memb.name);
-		snprintf(ours, sizeof(ours), "%s, 8 threads", qb_quiesce_rcu_expedited.name);
-		qb_ratio(EXP, "calls/s", ours, peer, ">= 1.0");
-		snprintf(ours, sizeof(ours), "%s, 8 threads", qb_quiesce_rcu.name);
-		qb_ratio(EXP, "calls/s", ours, peer, NULL);
+		if (sync_flavors[f] == &qb_urcu_memb || sync_flavors[f]->rcu_normal)
+			continue;
+		for (int t = 0; t < 4; t++) {
+			snprintf(peer, sizeof(peer), "%s, %d threads", qb_urcu_memb.name,
+				 thread_counts[t]);
+			snprintf(ours, sizeof(ours), "%s, %d threads", sync_flavors[f]->name,
+				 thread_counts[t]);
+			qb_ratio(EXP, "calls/s", ours, peer, ">= 1.0");
+		}
 	}
 #endif
 }
@@ -227,9 +307,15 @@ static void concurrent_sync(const struct qb_options *opt)
 static void run_rcu(const struct qb_options *opt)
 {
 	missing_urcu();
-	read_pairs(opt);
+	/*
+	 * The read pairs register this thread with both libraries, for good:
+	 * they come last, so that the "0 readers" rows are liburcu's and
+	 * quiesce's with no reader registered at all (liburcu's rcutorture
+	 * "uperf" case).
+	 */
 	sync_latency(opt);
 	concurrent_sync(opt);
+	read_pairs(opt);
 }
 
 QB_EXPERIMENT(rcu_experiment, .name = "rcu",

@@ -5,6 +5,8 @@
 #ifndef QUIESCE_BENCH_RCU_FLAVOR_H
 #define QUIESCE_BENCH_RCU_FLAVOR_H
 
+#include <stdbool.h>
+
 struct qb_rcu_flavor {
 	const char *name;
 	void (*register_thread)(void);
@@ -14,10 +16,16 @@ struct qb_rcu_flavor {
 	void (*synchronize)(void);
 	/* ns per lock+unlock pair, the pair inlined as its users would. */
 	double (*read_pair_ns)(long iterations);
+	/*
+	 * Measured under rcu_normal (quiesce_rcu_set_normal(true) around each
+	 * measurement): what a user who asks for no interrupts gets.
+	 */
+	bool rcu_normal;
 };
 
 extern const struct qb_rcu_flavor qb_quiesce_rcu;
 extern const struct qb_rcu_flavor qb_quiesce_rcu_expedited;
+extern const struct qb_rcu_flavor qb_quiesce_rcu_normal_knob;
 #ifdef QUIESCE_HAVE_URCU
 extern const struct qb_rcu_flavor qb_urcu_memb;		/* _LGPL_SOURCE: inlined */
 extern const struct qb_rcu_flavor qb_urcu_memb_call;	/* through the shared library */

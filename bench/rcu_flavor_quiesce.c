@@ -1,4 +1,7 @@
-/* quiesce's RCU as a bench flavor: normal and expedited grace periods. */
+/*
+ * quiesce's RCU as a bench flavor: normal and expedited grace periods, and
+ * normal ones under rcu_normal (the kernel's grace period, no interrupts).
+ */
 #include "bench.h"
 #include "rcu_flavor.h"
 
@@ -55,4 +58,15 @@ const struct qb_rcu_flavor qb_quiesce_rcu_expedited = {
 	.read_unlock = read_unlock,
 	.synchronize = synchronize_expedited,
 	.read_pair_ns = read_pair_ns,
+};
+
+const struct qb_rcu_flavor qb_quiesce_rcu_normal_knob = {
+	.name = "quiesce synchronize_rcu, rcu_normal",
+	.register_thread = quiesce_rcu_register_thread,
+	.unregister_thread = quiesce_rcu_unregister_thread,
+	.read_lock = read_lock,
+	.read_unlock = read_unlock,
+	.synchronize = synchronize_normal,
+	.read_pair_ns = read_pair_ns,
+	.rcu_normal = true,
 };

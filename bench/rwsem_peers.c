@@ -9,8 +9,9 @@
 #include "bench.h"
 #include "rwsem_workload.h"
 
-#define FLOOD_NS 300000000ull
-#define QUICK_FLOOD_NS 150000000ull
+/* Shares of the budget: the throughput table, the writer waits. */
+#define TABLE_SHARE 0.7
+#define FLOOD_SHARE 0.3
 
 static const struct qb_rwlock_ops *const peer_locks[] = {
 	&qb_rwsem_quiesce,
@@ -45,8 +46,8 @@ static void throughput_ratios(void)
 
 static void writer_waits(const struct qb_options *opt)
 {
-	uint64_t run_ns = opt->quick ? QUICK_FLOOD_NS : FLOOD_NS;
 	int reps = opt->repetitions;
+	uint64_t run_ns = (uint64_t)((double)opt->budget_ns * FLOOD_SHARE / (reps * PEER_LOCKS));
 	double samples[PEER_LOCKS][reps];
 	char metric[48];
 
@@ -66,7 +67,7 @@ static void run_rwsem(const struct qb_options *opt)
 #ifndef QUIESCE_HAVE_CK
 	qb_missing_peer("rwsem", "ck_rwlock", "libck-dev");
 #endif
-	qb_rwsem_table("rwsem", opt, peer_locks, PEER_LOCKS, NULL);
+	qb_rwsem_table("rwsem", opt, TABLE_SHARE, peer_locks, PEER_LOCKS, NULL);
 	throughput_ratios();
 	writer_waits(opt);
 }

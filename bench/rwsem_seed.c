@@ -36,7 +36,7 @@ static void run_seed_rwsem(const struct qb_options *opt)
 	struct qb_spread spreads[2][QB_RWSEM_THREAD_COUNTS][QB_RWSEM_READ_MIXES];
 	char before_label[64];
 
-	qb_rwsem_table("seed-rwsem", opt, locks, 2, spreads);
+	qb_rwsem_table("seed-rwsem", opt, 1.0, locks, 2, spreads);
 	snprintf(before_label, sizeof(before_label), "blind cmpxchg (%d thr %d%% read)",
 		 qb_rwsem_threads[SEED_THREADS_INDEX], qb_rwsem_read_pct[SEED_MIX_INDEX]);
 	qb_seed_result(&(struct qb_seed_row){

@@ -11,8 +11,6 @@
 const int qb_rwsem_threads[QB_RWSEM_THREAD_COUNTS] = { 1, 2, 4, 8 };
 const int qb_rwsem_read_pct[QB_RWSEM_READ_MIXES] = { 100, 90, 50, 0 };
 
-#define CELL_NS 80000000ull
-#define QUICK_CELL_NS 30000000ull
 /* The shared table: a section reads or updates TOUCHED of its ROWS lines. */
 #define ROWS 64
 #define TOUCHED 4
@@ -117,12 +115,13 @@ void qb_rwsem_cell_name(char *buf, size_t len, int threads, int read_pct)
 	snprintf(buf, len, "%d thr %d%% read", threads, read_pct);
 }
 
-void qb_rwsem_table(const char *experiment, const struct qb_options *opt,
+void qb_rwsem_table(const char *experiment, const struct qb_options *opt, double share,
 		    const struct qb_rwlock_ops *const *locks, int nlocks,
 		    struct qb_spread (*out)[QB_RWSEM_THREAD_COUNTS][QB_RWSEM_READ_MIXES])
 {
-	uint64_t run_ns = opt->quick ? QUICK_CELL_NS : CELL_NS;
 	int reps = opt->repetitions;
+	uint64_t run_ns = (uint64_t)((double)opt->budget_ns * share /
+				     (QB_RWSEM_THREAD_COUNTS * QB_RWSEM_READ_MIXES * nlocks * reps));
 
 	for (int t = 0; t < QB_RWSEM_THREAD_COUNTS; t++) {
 		for (int m = 0; m < QB_RWSEM_READ_MIXES; m++) {

@@ -43,11 +43,12 @@ void qb_rwsem_cell_name(char *buf, size_t len, int threads, int read_pct);
  * Measures every lock on every cell, the locks interleaved within each
  * repetition so that drift on a shared machine hits them alike, records
  * each cell's throughput (Mops/s) under the lock's name, and plots it
- * against the thread count, one plot per read mix.  The default run takes
- * about 0.08 s per cell, lock and repetition; --quick 0.03 s.  When out is
- * not NULL it receives the spreads, indexed [lock][thread count][mix].
+ * against the thread count, one plot per read mix.  It takes `share` of the
+ * experiment's budget, split evenly among cells, locks and repetitions.
+ * When out is not NULL it receives the spreads, indexed
+ * [lock][thread count][mix].
  */
-void qb_rwsem_table(const char *experiment, const struct qb_options *opt,
+void qb_rwsem_table(const char *experiment, const struct qb_options *opt, double share,
 		    const struct qb_rwlock_ops *const *locks, int nlocks,
 		    struct qb_spread (*out)[QB_RWSEM_THREAD_COUNTS][QB_RWSEM_READ_MIXES]);
 

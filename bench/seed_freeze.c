@@ -61,7 +61,8 @@ static struct freezer fz;
 
 struct writer_arg {
 	bool fence_free;
-	long writes;
+	long writes;		/* at most; fewer when the deadline comes first */
+	uint64_t deadline;
 	double seconds;
 	char src[WRITE_BYTES], dst[WRITE_BYTES];
 };
@@ -75,6 +76,10 @@ static void *writer(void *p)
 	memset(a->src, 'w', sizeof(a->src));
 	t0 = qb_now_ns();
 	for (long i = 0; i < a->writes; i++) {
+		if (i % 4096 == 0 && i && qb_now_ns() > a->deadline) {
+			a->writes = i;
+			break;
+		}
 		if (a->fence_free)
 			freezer_start(&fz, 0);
 		else
@@ -93,18 +98,21 @@ static void *writer(void *p)
 }
 
 /* Millions of writes per second, all threads together. */
-static double mwrites_per_s(bool fence_free, int threads, long writes)
+static double mwrites_per_s(bool fence_free, int threads, long writes, uint64_t deadline)
 {
 	struct writer_arg args[2];
-	double slowest = 0;
+	double slowest = 0, total = 0;
 
 	for (int i = 0; i < threads; i++)
-		args[i] = (struct writer_arg){ .fence_free = fence_free, .writes = writes };
+		args[i] = (struct writer_arg){ .fence_free = fence_free, .writes = writes,
+					       .deadline = deadline };
 	qb_run_threads(threads, writer, args, sizeof(args[0]));
-	for (int i = 0; i < threads; i++)
+	for (int i = 0; i < threads; i++) {
+		total += (double)args[i].writes;
 		if (args[i].seconds > slowest)
 			slowest = args[i].seconds;
-	return (double)threads * (double)writes / slowest / 1e6;
+	}
+	return total / slowest / 1e6;
 }
 
 static void run_seed_freeze(const struct qb_options *opt)
@@ -112,6 +120,8 @@ static void run_seed_freeze(const struct qb_options *opt)
 	long writes = opt->quick ? 3000000 : 15000000;
 	const char *names[2] = { "full fence (unpatched)", "quiesce freezer (no fence)" };
 	struct qb_spread one_thread[2];
+	uint64_t start = qb_now_ns();
+	int runs = 2 * 2 * opt->repetitions, run = 0;
 
 	fenced.count = quiesce_percpu_count_alloc();
 	freezer_init(&fz, 3);
@@ -127,7 +137,8 @@ static void run_seed_freeze(const struct qb_options *opt)
 			qb_progress(EXP ": %s, %d threads", names[v], threads);
 			snprintf(subjects[v], sizeof(subjects[v]), "%s, %d thr", names[v], threads);
 			for (int r = 0; r < opt->repetitions; r++)
-				samples[r] = mwrites_per_s(v == 1, threads, writes);
+				samples[r] = mwrites_per_s(v == 1, threads, writes,
+							   qb_deadline(opt, start, (double)++run / runs));
 			s = qb_record(EXP, subjects[v], "writes", "M/s", samples, opt->repetitions);
 			if (threads == 1)
 				one_thread[v] = s;

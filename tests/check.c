@@ -28,6 +28,17 @@ void check_sleep_us(unsigned us)
 		;
 }
 
+void check_wait_until(bool (*done)(void *), void *arg, const char *what)
+{
+	uint64_t hang = check_now_ns() + (uint64_t)CHECK_HANG_MS * 1000000u;
+
+	while (!done(arg)) {
+		CHECK(check_now_ns() < hang, "%s: still waiting after %u ms (a hang)", what,
+		      CHECK_HANG_MS);
+		check_sleep_us(100);
+	}
+}
+
 int check_run_child(void (*fn)(void *), void *arg, char *err, size_t cap)
 {
 	int fds[2];
@@ -42,6 +53,8 @@ int check_run_child(void (*fn)(void *), void *arg, char *err, size_t cap)
 	if (pid == 0) {
 		close(fds[0]);
 		dup2(fds[1], STDERR_FILENO);
+		/* The hang detector: SIGALRM's default action ends the child. */
+		alarm(CHECK_HANG_MS / 1000);
 		fn(arg);
 		_exit(0);
 	}
@@ -85,9 +98,11 @@ void check_child_detects_violation(void (*fn)(void *), void *arg)
 
 	if (WIFEXITED(status)) {
 		CHECK(WEXITSTATUS(status) != 0,
-		      "the checker missed a deliberately broken primitive");
+		      "the checker missed a deliberately broken primitive: %.300s", err);
 	} else {
 		CHECK(WIFSIGNALED(status), "unexpected child status %#x", status);
+		CHECK(WTERMSIG(status) != SIGALRM, "the child hung for %u ms: %s", CHECK_HANG_MS,
+		      err);
 	}
 	fprintf(stderr, "broken control caught, as it must be: %.200s\n", err);
 }
@@ -211,10 +226,11 @@ void check_quarantine(void *p, size_t poison_len)
 	free(evicted);
 }
 
-void check_run_for(unsigned ms, atomic_bool *stop, int readers, void *(*reader)(void *),
-		   int updaters, void *(*updater)(void *))
+void check_run_until(unsigned min_ms, bool (*enough)(void), atomic_bool *stop, int readers,
+		     void *(*reader)(void *), int updaters, void *(*updater)(void *))
 {
 	pthread_t r[readers > 0 ? readers : 1], u[updaters > 0 ? updaters : 1];
+	uint64_t start = check_now_ns(), hang = start + (uint64_t)CHECK_HANG_MS * 1000000u;
 
 	atomic_store(stop, false);
 	for (int i = 0; i < readers; i++)
@@ -223,12 +239,78 @@ void check_run_for(unsigned ms, atomic_bool *stop, int readers, void *(*reader)(
 	for (int i = 0; i < updaters; i++)
 		CHECK(pthread_create(&u[i], NULL, updater, (void *)(uintptr_t)(i + 1)) == 0,
 		      "pthread_create");
-	check_sleep_us(ms * 1000);
+	check_sleep_us(min_ms * 1000);
+	while (enough && !enough()) {
+		CHECK(check_now_ns() < hang, "no progress after %u ms (a hang)", CHECK_HANG_MS);
+		check_sleep_us(1000);
+	}
 	atomic_store(stop, true);
 	for (int i = 0; i < readers; i++)
 		pthread_join(r[i], NULL);
 	for (int i = 0; i < updaters; i++)
 		pthread_join(u[i], NULL);
+}
+
+/*
+ * The held callback's state, under cb_hold.lock: QUEUED by check_cb_hold(),
+ * HELD while the callback waits, RELEASED by check_cb_release(), IDLE again
+ * once the callback returns.  Each change broadcasts cb_hold.cond.
+ */
+enum { CB_IDLE, CB_QUEUED, CB_HELD, CB_RELEASED };
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int state;
+	struct rcu_head head;
+} cb_hold = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+static void cb_hold_set(int state)
+{
+	cb_hold.state = state;
+	pthread_cond_broadcast(&cb_hold.cond);
+}
+
+static void cb_hold_func(struct rcu_head *head)
+{
+	pthread_mutex_lock(&cb_hold.lock);
+	cb_hold_set(CB_HELD);
+	/* Woken by check_cb_release(). */
+	while (cb_hold.state != CB_RELEASED)
+		pthread_cond_wait(&cb_hold.cond, &cb_hold.lock);
+	cb_hold_set(CB_IDLE);
+	pthread_mutex_unlock(&cb_hold.lock);
+}
+
+static bool cb_held(void *unused)
+{
+	bool held;
+
+	pthread_mutex_lock(&cb_hold.lock);
+	held = cb_hold.state == CB_HELD;
+	pthread_mutex_unlock(&cb_hold.lock);
+	return held;
+}
+
+void check_cb_hold(void)
+{
+	pthread_mutex_lock(&cb_hold.lock);
+	CHECK(cb_hold.state == CB_IDLE, "check_cb_hold() while a hold is in place");
+	cb_hold_set(CB_QUEUED);
+	pthread_mutex_unlock(&cb_hold.lock);
+	call_rcu(&cb_hold.head, cb_hold_func);
+	check_wait_until(cb_held, NULL, "the callback thread never ran the holding callback");
+}
+
+void check_cb_release(void)
+{
+	pthread_mutex_lock(&cb_hold.lock);
+	CHECK(cb_hold.state == CB_HELD, "check_cb_release() without a hold");
+	cb_hold_set(CB_RELEASED);
+	/* Woken by the callback as it returns: it runs, nothing can stop it. */
+	while (cb_hold.state != CB_IDLE)
+		pthread_cond_wait(&cb_hold.cond, &cb_hold.lock);
+	pthread_mutex_unlock(&cb_hold.lock);
 }
 
 bool check_percpu_rseq_readers(void)

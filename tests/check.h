@@ -4,6 +4,15 @@
  * Tests fail loudly and exit non-zero.  Misuse that must abort, and
  * deliberately broken ("busted") primitives that must be caught, run in a
  * forked child so that the test can observe the failure.
+ *
+ * Tests check behaviour, never speed.  A stress runs for a while and then
+ * until each side has made a number of operations; a wait for something
+ * that must happen polls until it has; neither has a time limit but
+ * CHECK_HANG_MS, which only a hang reaches.  A slow or loaded machine (a
+ * sanitizer, valgrind, other jobs) makes a test take longer, never fail.
+ * Where a behaviour depends on the order of two events (a callback that
+ * must not have run yet), the test makes that order certain
+ * (check_cb_hold()) instead of racing for it.
  */
 #ifndef QUIESCE_TEST_CHECK_H
 #define QUIESCE_TEST_CHECK_H
@@ -26,6 +35,12 @@
 		}                                                            \
 	} while (0)
 
+/*
+ * The one time limit of the suite: a wait for progress that lasts this long
+ * is a hang.  Generous enough for valgrind on a loaded machine.
+ */
+#define CHECK_HANG_MS 120000u
+
 /* Monotonic time in nanoseconds. */
 uint64_t check_now_ns(void);
 
@@ -33,9 +48,16 @@ uint64_t check_now_ns(void);
 void check_sleep_us(unsigned us);
 
 /*
+ * Waits until done(arg) returns true, polling every 100 us; fails the test,
+ * naming `what`, after CHECK_HANG_MS.
+ */
+void check_wait_until(bool (*done)(void *), void *arg, const char *what);
+
+/*
  * Runs fn(arg) in a forked child.  Returns the child's exit status as
  * waitpid() reports it, and copies up to cap-1 bytes of what the child wrote
- * to stderr into err (NUL-terminated).
+ * to stderr into err (NUL-terminated).  A child still running after
+ * CHECK_HANG_MS is killed by SIGALRM (alarm()): it hung.
  */
 int check_run_child(void (*fn)(void *), void *arg, char *err, size_t cap);
 
@@ -49,7 +71,7 @@ void check_child_aborts(void (*fn)(void *), void *arg, const char *expect);
  * Runs fn(arg) in a child that is expected to detect a violation and exit
  * with a non-zero status (or die by a signal: a sanitizer or the poison
  * may stop it first); fails the test when the child exits 0, that is when
- * the checker missed a broken primitive.
+ * the checker missed a broken primitive, or when it hung (SIGALRM).
  */
 void check_child_detects_violation(void (*fn)(void *), void *arg);
 
@@ -101,15 +123,20 @@ void check_quarantine(void *p, size_t poison_len);
 
 /*
  * Runs `readers` threads of reader() and `updaters` of updater(), thread i
- * of each given (void *)(i + 1), for ms milliseconds; then sets *stop and
- * joins them all.
+ * of each given (void *)(i + 1), for at least min_ms milliseconds and then
+ * until enough() returns true (at once when enough is NULL); then sets
+ * *stop and joins them all.  enough() is the progress both sides must make
+ * (or, for a busted control, "caught, or enough chances given"); it is
+ * polled every millisecond, and the test fails as hung if it is still false
+ * after CHECK_HANG_MS.
  */
-void check_run_for(unsigned ms, atomic_bool *stop, int readers, void *(*reader)(void *),
-		   int updaters, void *(*updater)(void *));
+void check_run_until(unsigned min_ms, bool (*enough)(void), atomic_bool *stop, int readers,
+		     void *(*reader)(void *), int updaters, void *(*updater)(void *));
 
 /*
- * Joins t; fails the test, naming `what`, if t has not ended within ms: a
- * thread stuck in a primitive (a lost wake-up) is a failure, not a hang.
+ * Joins t; fails the test, naming `what`, if t has not ended within ms
+ * (CHECK_HANG_MS where only a hang can take that long): a thread stuck in
+ * a primitive (a lost wake-up) is a failure, not a hang of the suite.
  */
 void check_join_within(pthread_t t, unsigned ms, const char *what);
 
@@ -123,5 +150,18 @@ void check_join_within(pthread_t t, unsigned ms, const char *what);
  */
 void check_preempt_start(const pthread_t *threads, int n, unsigned period_us);
 void check_preempt_stop(void);
+
+/*
+ * Holds the call_rcu() callback thread: queues a callback that blocks until
+ * check_cb_release(), and returns once it runs (failing as hung after
+ * CHECK_HANG_MS).  The thread runs callbacks one at a time, so until the
+ * release no other callback runs: one queued meanwhile (an rcu_sync gate's
+ * reopening, say) is certainly still pending, whatever the machine's
+ * speed.  rcu_barrier() must not be called in between (it would wait for
+ * the held thread).  One hold at a time.
+ */
+void check_cb_hold(void);
+/* Lets the held callback return; returns once it has. */
+void check_cb_release(void);
 
 #endif

@@ -2,8 +2,10 @@
  * call_rcu's guarantees one by one: a callback waits for a reader that was
  * inside when it was queued; rcu_barrier() waits for every callback queued
  * before it, from any thread, exited ones included; callbacks may queue
- * callbacks; free_rcu() frees; shutdown and restart; misuse aborts; exit()
- * runs what is pending, never hangs, and QUIESCE_STATS=1 prints.
+ * callbacks; callbacks queued while the callback thread is busy run as one
+ * batch; free_rcu() frees; shutdown and restart; misuse aborts; exit() runs
+ * what is pending, gives up on what a stuck reader holds back (it says so),
+ * and QUIESCE_STATS=1 prints.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -130,6 +132,32 @@ static void test_callbacks_queue_callbacks(void)
 		      atomic_load(&chain_levels_run));
 	}
 	CHECK(atomic_load(&chain_levels_run) == CHAIN_DEPTH, "the chain ran once per level");
+}
+
+/*
+ * Callbacks queued while the callback thread is busy (held in a callback)
+ * are harvested together and run as one batch: 100 callbacks, and the
+ * holding one, in two batches.
+ */
+static void test_batching(void)
+{
+	struct quiesce_rcu_stats before, after;
+	atomic_ulong ran = 0;
+
+	check_cb_hold();
+	quiesce_rcu_get_stats(&before);
+	for (int i = 0; i < 100; i++)
+		queue_counted(&ran);
+	check_cb_release();
+	rcu_barrier();
+	quiesce_rcu_get_stats(&after);
+	CHECK(atomic_load(&ran) == 100, "rcu_barrier() left %lu of 100 callbacks",
+	      atomic_load(&ran));
+	CHECK(after.cb_invoked - before.cb_invoked == 101 && after.cb_batches - before.cb_batches == 2,
+	      "100 callbacks queued behind a busy callback thread (and the one that held it) "
+	      "ran as %llu callbacks in %llu batches, not 101 in 2",
+	      (unsigned long long)(after.cb_invoked - before.cb_invoked),
+	      (unsigned long long)(after.cb_batches - before.cb_batches));
 }
 
 struct freeable {
@@ -263,21 +291,19 @@ static void exit_printing_stats(void *unused)
 
 /*
  * Runs fn in a child that exits; checks its output for expect (or, with a
- * leading '!', for its absence), whether the pending callback ran, and that
- * exit took at most max_ms (sanitizers add their own exit-time work).
+ * leading '!', for its absence) and whether the pending callback ran.  An
+ * exit() that hung would be ended by check_run_child()'s hang detector,
+ * and fail the clean-exit check; that exit() waits only within its bound
+ * shows in what it says (the stuck reader's "still pending"), not in how
+ * long a loaded machine takes.
  */
-static void check_exit(void (*fn)(void *), const char *expect, bool callback_runs,
-		       uint64_t max_ms)
+static void check_exit(void (*fn)(void *), const char *expect, bool callback_runs)
 {
 	char err[4096];
-	uint64_t start = check_now_ns();
 	int status = check_run_child(fn, NULL, err, sizeof(err));
-	uint64_t ms = (check_now_ns() - start) / 1000000u;
 
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "child did not exit cleanly (status %#x): %s", status, err);
-	CHECK(ms <= max_ms, "exit took %llu ms (at most %llu expected)",
-	      (unsigned long long)ms, (unsigned long long)max_ms);
 	if (expect && expect[0] == '!')
 		CHECK(!strstr(err, expect + 1), "exit output has \"%s\": %s", expect + 1, err);
 	else if (expect)
@@ -291,6 +317,7 @@ int main(void)
 	test_waits_for_reader();
 	test_barrier_all_threads();
 	test_callbacks_queue_callbacks();
+	test_batching();
 	test_free_rcu();
 	test_shutdown_and_restart();
 
@@ -305,11 +332,11 @@ int main(void)
 	check_child_aborts(barrier_in_callback, NULL, "called from an RCU callback");
 	check_child_aborts(callback_leaves_reader, NULL, "returned inside a read-side critical section");
 
-	check_exit(exit_with_pending, NULL, true, 5000);
+	check_exit(exit_with_pending, NULL, true);
 	/* Had it waited, it would have warned after a second. */
-	check_exit(exit_inside_reader, "!still pending", false, 5000);
-	check_exit(exit_with_stuck_reader, "still pending", false, 5000);
-	check_exit(exit_printing_stats, "callbacks queued 1, invoked 1, pending 0", false, 5000);
+	check_exit(exit_inside_reader, "!still pending", false);
+	check_exit(exit_with_stuck_reader, "still pending", false);
+	check_exit(exit_printing_stats, "callbacks queued 1, invoked 1, pending 0", false);
 	printf("call_rcu api: all checks passed\n");
 	return 0;
 }

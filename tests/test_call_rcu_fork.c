@@ -71,7 +71,6 @@ static void child_drops_parents_callbacks(void *unused)
 {
 	struct quiesce_rcu_stats s;
 
-	alarm(10);
 	rcu_barrier();
 	CHECK(atomic_load(&ran) == 0, "the parent's callbacks ran in the child: %lu",
 	      atomic_load(&ran));
@@ -120,7 +119,6 @@ static void *flood(void *arg)
 
 static void child_queues_and_exits(void *unused)
 {
-	alarm(10);
 	atomic_store(&ran, 0);
 	queue_items(0, 100);
 	rcu_barrier();

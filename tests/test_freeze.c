@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <quiesce/freeze.h>
 
@@ -86,6 +87,15 @@ static void *late_starter(void *arg)
 	return NULL;
 }
 
+/* Whether level 0 refuses new work; ends the work it let in. */
+static bool level0_closed(void *unused)
+{
+	if (!freezer_trystart(&fz, 0))
+		return true;
+	freezer_end(&fz, 0);
+	return false;
+}
+
 static void test_order(void)
 {
 	pthread_t w, f, late;
@@ -96,15 +106,12 @@ static void test_order(void)
 	wait_phase(1);
 	pthread_create(&f, NULL, freezing, NULL);
 	/* Level 0 closes to new work, but the freeze waits for w. */
-	for (int i = 0; i < 1000 && freezer_trystart(&fz, 0); i++) {
-		freezer_end(&fz, 0);
-		check_sleep_us(1000);
-	}
-	CHECK(!freezer_trystart(&fz, 0), "level 0 closed by the freeze");
+	check_wait_until(level0_closed, NULL, "level 0 never closed for the freeze");
 	check_sleep_us(20000);
 	CHECK(!atomic_load(&freeze_done), "the freeze did not wait for work in flight");
 	atomic_store(&phase, 2);
-	check_join_within(w, 5000, "work in flight that asks freezer_frozen() during a freeze");
+	check_join_within(w, CHECK_HANG_MS,
+			  "work in flight that asks freezer_frozen() during a freeze");
 	pthread_join(f, NULL);
 	CHECK(atomic_load(&freeze_done), "the freeze completes once the work ended");
 
@@ -124,6 +131,7 @@ static atomic_int frozen_flag;
 static atomic_ulong violations, works, freezes;
 static struct {
 	atomic_int in_flight;
+	unsigned long done;	/* relaxed atomic: the progress check reads it */
 } QUIESCE_CACHELINE_ALIGNED worker_state[WORKERS];
 
 static bool work_in_flight(void)
@@ -139,6 +147,7 @@ static void *worker(void *arg)
 	unsigned id = (unsigned)(uintptr_t)arg, seed = id + 1;
 	unsigned long done = 0;
 
+	__atomic_store_n(&worker_state[id].done, 0, __ATOMIC_RELAXED);
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		int first = (int)(rand_r(&seed) % LEVELS), last = first + (int)(rand_r(&seed) % 2);
 
@@ -152,7 +161,7 @@ static void *worker(void *arg)
 		atomic_store_explicit(&worker_state[id].in_flight, 0, memory_order_relaxed);
 		for (int l = last; l >= first; l--)
 			freezer_end(&fz, l);
-		done++;
+		__atomic_store_n(&worker_state[id].done, ++done, __ATOMIC_RELAXED);
 	}
 	atomic_fetch_add(&works, done);
 	return NULL;
@@ -178,21 +187,60 @@ static void *freezer_thread(void *arg)
 	return NULL;
 }
 
-static unsigned long run_stress(unsigned ms)
+static unsigned long min_works, min_freezes;	/* see run_stress() */
+
+static bool stress_enough(void)
+{
+	unsigned long w = 0;
+
+	for (int i = 0; i < WORKERS; i++)
+		w += __atomic_load_n(&worker_state[i].done, __ATOMIC_RELAXED);
+	return atomic_load(&violations) ||
+	       (w >= min_works && atomic_load(&freezes) >= min_freezes);
+}
+
+/*
+ * Runs the stress for at least ms, then until the workers have done `w`
+ * works and the freezer `f` freezes, or a violation was seen.  A freezer
+ * that completes no freeze for stuck_ms, or is still running stuck_ms after
+ * it was told to stop, is stuck.
+ */
+static unsigned long run_stress(unsigned ms, unsigned long w_min, unsigned long f_min,
+				unsigned stuck_ms)
 {
 	pthread_t w[WORKERS], f;
+	unsigned long seen = 0;
+	uint64_t stuck_ns = (uint64_t)stuck_ms * 1000000u, progress_at;
 
 	CHECK(freezer_init(&fz, LEVELS) == 0, "init");
+	min_works = w_min;
+	min_freezes = f_min;
+	atomic_store(&works, 0);
+	atomic_store(&freezes, 0);
 	atomic_store(&stop, false);
 	atomic_store(&stop_freezer, false);
+	for (int i = 0; i < WORKERS; i++)
+		__atomic_store_n(&worker_state[i].done, 0, __ATOMIC_RELAXED);
 	for (uintptr_t i = 0; i < WORKERS; i++)
 		pthread_create(&w[i], NULL, worker, (void *)i);
 	pthread_create(&f, NULL, freezer_thread, NULL);
 	check_preempt_start(w, WORKERS, 150);
 	check_sleep_us(ms * 1000);
+	progress_at = check_now_ns();
+	while (!stress_enough()) {
+		uint64_t now = check_now_ns();
+
+		if (atomic_load(&freezes) != seen) {
+			seen = atomic_load(&freezes);
+			progress_at = now;
+		}
+		CHECK(now - progress_at < stuck_ns, "no freeze for %u ms: the freezer is stuck",
+		      stuck_ms);
+		check_sleep_us(1000);
+	}
 	/* The freezer stops first, so that no worker is left behind a freeze. */
 	atomic_store(&stop_freezer, true);
-	check_join_within(f, 2000, "the freezer (waiting for work that has ended?)");
+	check_join_within(f, stuck_ms, "the freezer (waiting for work that has ended?)");
 	atomic_store(&stop, true);
 	check_preempt_stop();
 	for (int i = 0; i < WORKERS; i++)
@@ -203,18 +251,29 @@ static unsigned long run_stress(unsigned ms)
 	return atomic_load(&violations);
 }
 
+#define BUSTED_ROUNDS 60
+#define BUSTED_STUCK_MS 5000
+
 static void busted_child(void *arg)
 {
 	quiesce_test_busted_rcu_sync = true;
 	/*
-	 * Caught when a worker stops inside its fast path, by the invariant
-	 * or by a freeze left waiting for a count that the fast path changed
-	 * without waking it: rounds until then, at most fifteen (about 10 s,
-	 * for a loaded machine; usually the first catches it).
+	 * Caught when a worker stops inside its fast path (or, with rseq
+	 * readers, runs in parallel with the freezer inside the widened
+	 * window), by the invariant or by a freeze left waiting for a count
+	 * that the fast path changed without waking it (stuck for
+	 * BUSTED_STUCK_MS): rounds until then, usually within a few, at most
+	 * BUSTED_ROUNDS.  A round ends at the first violation, or after 0.7 s
+	 * and 100 freezes, however long a slow machine takes for them; a
+	 * loaded machine runs our threads in parallel less often and needs
+	 * more rounds.  Each round has its own hang limit (the alarm of
+	 * check_run_child()).
 	 */
-	for (int round = 0; round < 15; round++)
-		if (run_stress(700))
+	for (int round = 0; round < BUSTED_ROUNDS; round++) {
+		alarm(CHECK_HANG_MS / 1000);
+		if (run_stress(700, 0, 100, BUSTED_STUCK_MS))
 			exit(1);
+	}
 	exit(0);
 }
 
@@ -281,8 +340,9 @@ int main(void)
 {
 	test_init_and_errors();
 	test_order();
-	CHECK(run_stress(1000) == 0, "work ran while the freezer was frozen");
-	CHECK(atomic_load(&works) > 1000 && atomic_load(&freezes) > 10, "both sides ran");
+	/* At least 1 s, and until both sides made progress. */
+	CHECK(run_stress(1000, 1000, 10, CHECK_HANG_MS) == 0,
+	      "work ran while the freezer was frozen");
 	if (check_busted_rcu_sync_catchable())
 		check_child_detects_violation(busted_child, NULL);
 	else

@@ -52,11 +52,15 @@ static void test_auto_registration_and_exit(void)
 	synchronize_rcu();	/* must not wait for the dead thread */
 }
 
+static bool cookie_done(void *cookie)
+{
+	return poll_state_synchronize_rcu(*(unsigned long *)cookie);
+}
+
 static void test_polling(void)
 {
 	unsigned long cookie = get_state_synchronize_rcu();
 	unsigned long polled;
-	uint64_t deadline;
 
 	CHECK(!poll_state_synchronize_rcu(cookie), "no grace period has passed yet");
 	synchronize_rcu();
@@ -69,9 +73,7 @@ static void test_polling(void)
 
 	/* start_poll: the background worker completes it; nobody blocks. */
 	polled = start_poll_synchronize_rcu();
-	deadline = check_now_ns() + 5000000000u;
-	while (!poll_state_synchronize_rcu(polled))
-		CHECK(check_now_ns() < deadline, "start_poll cookie not completed in 5 s");
+	check_wait_until(cookie_done, &polled, "start_poll cookie never completed");
 
 	/* A reader holding a section keeps a cookie from completing. */
 	rcu_read_lock();
@@ -79,9 +81,7 @@ static void test_polling(void)
 	check_sleep_us(20000);
 	CHECK(!poll_state_synchronize_rcu(cookie), "cookie completed under a reader");
 	rcu_read_unlock();
-	deadline = check_now_ns() + 5000000000u;
-	while (!poll_state_synchronize_rcu(cookie))
-		CHECK(check_now_ns() < deadline, "cookie not completed after the reader left");
+	check_wait_until(cookie_done, &cookie, "cookie never completed after the reader left");
 }
 
 static void test_snapshot_arithmetic(void)

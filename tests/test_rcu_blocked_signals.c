@@ -185,7 +185,7 @@ static void sleeper_checks(pthread_t *t)
 
 	/* It sleeps outside any section now: grace periods need nothing from it. */
 	pthread_create(&u, NULL, updater, NULL);
-	check_join_within(u, 60000, "updates beside a sleeping reader that blocks all signals");
+	check_join_within(u, CHECK_HANG_MS, "updates beside a sleeping reader that blocks all signals");
 	CHECK(atomic_load(&sleeper_reports) == 0,
 	      "%d stall warnings for a reader asleep outside its section",
 	      atomic_load(&sleeper_reports));
@@ -201,7 +201,7 @@ static void start_spinner(pthread_t *t)
 /* Signal backend: the grace period waits for the spinner, and says why. */
 static void signal_backend_waits(void)
 {
-	uint64_t deadline = check_now_ns() + 20000000000ull;
+	uint64_t deadline = check_now_ns() + CHECK_HANG_MS * 1000000ull;
 	pthread_t gp;
 	char signal_text[32];
 
@@ -225,14 +225,15 @@ static void signal_backend_waits(void)
 	pthread_mutex_unlock(&report_lock);
 
 	atomic_store(&unblock_asked, true);
-	check_join_within(gp, 20000, "the grace period after the reader unblocked its signal");
+	check_join_within(gp, CHECK_HANG_MS, "the grace period after the reader unblocked its signal");
 	CHECK(!atomic_load(&gp_ended_early), "the grace period ended before the unblock");
 }
 
 static void busted_child(void *arg)
 {
 	pthread_t t, gp;
-	uint64_t deadline = check_now_ns() + 3000000000ull;
+	/* Half the hang limit, so that the child answers before its alarm. */
+	uint64_t deadline = check_now_ns() + CHECK_HANG_MS / 2 * 1000000ull;
 
 	(void)arg;
 	quiesce_test_busted_asleep = true;
@@ -246,7 +247,10 @@ static void busted_child(void *arg)
 	pthread_create(&gp, NULL, one_grace_period, NULL);
 	while (!atomic_load(&gp_done) && check_now_ns() < deadline)
 		check_sleep_us(1000);
-	/* Caught: the grace period ended while the spinner blocked its signal. */
+	/*
+	 * Caught: the grace period ended while the spinner blocked its signal
+	 * (with a correct backend it would wait until the deadline).
+	 */
 	if (atomic_load(&gp_done) && atomic_load(&gp_ended_early))
 		_exit(1);
 	atomic_store(&unblock_asked, true);
@@ -272,7 +276,7 @@ int main(void)
 	else if (signal_backend)
 		atomic_store(&unblock_asked, true);
 	pthread_create(&u, NULL, updater, NULL);
-	check_join_within(u, 60000, "updates beside a running reader that blocks all signals");
+	check_join_within(u, CHECK_HANG_MS, "updates beside a running reader that blocks all signals");
 	atomic_store(&stop, true);
 	pthread_join(spinner_thread, NULL);
 	CHECK(atomic_load(&violations) == 0, "%lu reads saw freed objects",

@@ -26,11 +26,15 @@ static void *parked_reader(void *arg)
 	return NULL;
 }
 
+static bool cookie_done(void *cookie)
+{
+	return poll_state_synchronize_rcu(*(unsigned long *)cookie);
+}
+
 static void child_uses_rcu(void *arg)
 {
 	struct quiesce_rcu_stats stats;
 	unsigned long cookie;
-	uint64_t deadline;
 
 	quiesce_rcu_get_stats(&stats);
 	CHECK(stats.registered_threads <= 1, "child inherited %lu registered threads",
@@ -40,9 +44,7 @@ static void child_uses_rcu(void *arg)
 	rcu_read_lock();
 	rcu_read_unlock();
 	cookie = start_poll_synchronize_rcu();	/* the child's own worker */
-	deadline = check_now_ns() + 5000000000u;
-	while (!poll_state_synchronize_rcu(cookie))
-		CHECK(check_now_ns() < deadline, "child's polled grace period never ended");
+	check_wait_until(cookie_done, &cookie, "the child's polled grace period never ended");
 }
 
 static void child_leaves_section_then_uses_rcu(void *arg)

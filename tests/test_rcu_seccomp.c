@@ -51,7 +51,7 @@ struct elem {
 
 static struct elem *current;
 static atomic_bool stop;
-static atomic_ulong violations, updates;
+static atomic_ulong violations, updates, reads;
 
 static struct elem *new_elem(unsigned long seq)
 {
@@ -72,6 +72,7 @@ static void read_once(void)
 	if (!check_record_intact(&e->rec))
 		atomic_fetch_add(&violations, 1);
 	rcu_read_unlock();
+	atomic_fetch_add_explicit(&reads, 1, memory_order_relaxed);
 }
 
 static void *reader(void *arg)
@@ -129,16 +130,28 @@ static void *updater(void *arg)
 	return NULL;
 }
 
-static unsigned long stress(void *(*readers)(void *), int n)
+/* Progress both sides must make: the sleeping reader reads 50 times a second. */
+static bool stress_enough(void)
+{
+	return atomic_load(&reads) >= 20 && atomic_load(&updates) >= 50;
+}
+
+/* The busted control: caught, or given this many updates. */
+static bool busted_enough(void)
+{
+	return atomic_load(&violations) || atomic_load(&updates) >= 20000;
+}
+
+static unsigned long stress(void *(*readers)(void *), int n, bool (*enough)(void))
 {
 	atomic_store(&stop, false);
 	atomic_store(&violations, 0);
 	atomic_store(&updates, 0);
+	atomic_store(&reads, 0);
 	current = new_elem(0);
-	check_run_for(STRESS_MS, &stop, n, readers, 1, updater);
-	fprintf(stderr, "%lu updates, %lu violations\n", atomic_load(&updates),
-		atomic_load(&violations));
-	CHECK(atomic_load(&updates) > 0, "no grace period ended");
+	check_run_until(STRESS_MS, enough, &stop, n, readers, 1, updater);
+	fprintf(stderr, "%lu reads, %lu updates, %lu violations\n", atomic_load(&reads),
+		atomic_load(&updates), atomic_load(&violations));
 	free(current);
 	return atomic_load(&violations);
 }
@@ -160,12 +173,14 @@ static int under_filter(const char *expected_errno)
 		why_not ? why_not : "");
 	CHECK(quiesce_rcu_backend() == want, "chose %s", quiesce_rcu_backend_name());
 
-	CHECK(stress(reader, READERS) == 0, "readers saw freed objects under the %s backend",
-	      quiesce_rcu_backend_name());
-	CHECK(stress(sleeping_blocker, 1) == 0, "a reader that blocks all signals and sleeps");
+	CHECK(stress(reader, READERS, stress_enough) == 0,
+	      "readers saw freed objects under the %s backend", quiesce_rcu_backend_name());
+	CHECK(stress(sleeping_blocker, 1, stress_enough) == 0,
+	      "a reader that blocks all signals and sleeps");
 	/* Such a reader that never sleeps holds the signal backend (by design). */
 	if (want != QUIESCE_RCU_BACKEND_SIGNAL)
-		CHECK(stress(running_blocker, 1) == 0, "a reader that blocks all signals and runs");
+		CHECK(stress(running_blocker, 1, stress_enough) == 0,
+		      "a reader that blocks all signals and runs");
 	return 0;
 }
 
@@ -217,7 +232,7 @@ static void busted_child(void *arg)
 {
 	(void)arg;
 	quiesce_test_busted_gp = true;
-	exit(stress(reader, READERS) ? 1 : 0);
+	exit(stress(reader, READERS, busted_enough) ? 1 : 0);
 }
 
 int main(int argc, char **argv)

@@ -1,9 +1,13 @@
 /*
- * A reader that holds a section while a grace period waits is reported
- * within the threshold plus one second, named by thread id and name, and
- * again only at growing intervals.  On the kernel backends (membarrier,
- * mprotect), a barrier call slower than the threshold (made slow by a test
- * hook) is reported once it returns, as the barrier phase's, for the kernel.
+ * A reader that holds a section while a grace period waits is reported,
+ * not before the threshold, named by thread id and name, and again only at
+ * doubling intervals.  The reader holds its section until REPORTS reports
+ * have come, however late a loaded machine makes them (CHECK_HANG_MS is
+ * the limit): the checks are on what the reports say, never on how soon
+ * they come.  On the kernel backends (membarrier, mprotect), a barrier call
+ * slower than the threshold (made slow by a test hook) is reported once it
+ * returns, as the barrier phase's, for the kernel; such reports from a
+ * loaded machine are counted apart from the reader's.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,16 +21,23 @@
 #include "rcu/gp_barrier.h"
 
 #define THRESHOLD_MS 300
-#define HOLD_MS 2600
+/* Reports the reader waits for: at 300, 900 and 2100 ms or later. */
+#define REPORTS 3
 
-static atomic_int reports, stalled_tid;
+static atomic_int reports, barrier_reports, stalled_tid;
 static uint64_t first_report_ms, report_waits[16];
 static char stalled_name[16];
 static atomic_int reader_ready;
 
 static void on_stall(const struct quiesce_rcu_stall *stall)
 {
-	int n = atomic_fetch_add(&reports, 1);
+	int n;
+
+	if (stall->phase != QUIESCE_RCU_STALL_READER) {
+		atomic_fetch_add(&barrier_reports, 1);
+		return;
+	}
+	n = atomic_fetch_add(&reports, 1);
 
 	if (n < 16)
 		report_waits[n] = stall->waited_ms;
@@ -37,18 +48,34 @@ static void on_stall(const struct quiesce_rcu_stall *stall)
 	}
 }
 
+static uint64_t stall_warnings(void)
+{
+	struct quiesce_rcu_stats stats;
+
+	quiesce_rcu_get_stats(&stats);
+	return stats.stall_warnings;
+}
+
+/* The reader leaves once the stall counter has grown by this much. */
+static uint64_t warnings_before;
+static unsigned warnings_wanted;
+
+static bool warned_enough(void *unused)
+{
+	return stall_warnings() - warnings_before >= warnings_wanted;
+}
+
 static void *stuck_reader(void *arg)
 {
 	pthread_setname_np(pthread_self(), "stuck-reader");
 	*(int *)arg = (int)syscall(SYS_gettid);
 	rcu_read_lock();
 	atomic_store(&reader_ready, 1);
-	check_sleep_us(HOLD_MS * 1000);
+	check_wait_until(warned_enough, NULL, "the stalled grace period was never reported");
 	rcu_read_unlock();
 	return NULL;
 }
 
-static atomic_int barrier_reports;
 static uint64_t barrier_waited_ms;
 static int barrier_tid = -1;
 static char barrier_detail[256];
@@ -63,22 +90,50 @@ static void on_barrier_stall(const struct quiesce_rcu_stall *stall)
 	atomic_fetch_add(&barrier_reports, 1);
 }
 
+/* A registered thread outside any section: the barrier is issued for it. */
+static atomic_bool idle_ready, idle_stop;
+
+static void *idle_reader(void *unused)
+{
+	rcu_register_thread();
+	atomic_store(&idle_ready, true);
+	while (!atomic_load(&idle_stop))
+		check_sleep_us(1000);
+	return NULL;
+}
+
 /* A kernel barrier call of 2.5 thresholds is reported once, after it returns. */
 static void slow_kernel_barrier(void)
 {
+	pthread_t t;
+
+	pthread_create(&t, NULL, idle_reader, NULL);
+	while (!atomic_load(&idle_ready))
+		check_sleep_us(100);
 	quiesce_rcu_set_stall_handler(on_barrier_stall);
+	atomic_store(&barrier_reports, 0);
 	quiesce_test_slow_barrier_ms = 5 * THRESHOLD_MS / 2;
 	synchronize_rcu_expedited();
 	quiesce_test_slow_barrier_ms = 0;
 	quiesce_rcu_set_stall_handler(NULL);
+	atomic_store(&idle_stop, true);
+	pthread_join(t, NULL);
 	fprintf(stderr, "barrier stall: %s\n", barrier_detail);
-	CHECK(atomic_load(&barrier_reports) == 1, "%d barrier stall reports for one slow call",
-	      atomic_load(&barrier_reports));
+	CHECK(atomic_load(&barrier_reports) >= 1, "no barrier stall report for a slow call");
 	CHECK(barrier_tid == 0, "a kernel call's report names thread %d", barrier_tid);
 	CHECK(barrier_waited_ms >= 5 * THRESHOLD_MS / 2, "reported after %lu ms",
 	      (unsigned long)barrier_waited_ms);
 	CHECK(strstr(barrier_detail, quiesce_rcu_backend_name()),
 	      "the report does not name the call: %s", barrier_detail);
+}
+
+/* Starts the stuck reader, which leaves after n reports. */
+static void start_stuck_reader(pthread_t *t, int *tid, unsigned n)
+{
+	warnings_before = stall_warnings();
+	warnings_wanted = n;
+	atomic_store(&reader_ready, 0);
+	pthread_create(t, NULL, stuck_reader, tid);
 }
 
 static void default_printer(void *arg)
@@ -87,8 +142,7 @@ static void default_printer(void *arg)
 	int tid;
 
 	quiesce_rcu_set_stall_timeout_ms(200);
-	atomic_store(&reader_ready, 0);
-	pthread_create(&t, NULL, stuck_reader, &tid);
+	start_stuck_reader(&t, &tid, 1);
 	while (!atomic_load(&reader_ready))
 		check_sleep_us(100);
 	synchronize_rcu();
@@ -106,7 +160,7 @@ int main(void)
 
 	quiesce_rcu_set_stall_timeout_ms(THRESHOLD_MS);
 	quiesce_rcu_set_stall_handler(on_stall);
-	pthread_create(&t, NULL, stuck_reader, &tid);
+	start_stuck_reader(&t, &tid, REPORTS);
 	while (!atomic_load(&reader_ready))
 		check_sleep_us(100);
 	start = check_now_ns();
@@ -116,20 +170,27 @@ int main(void)
 
 	fprintf(stderr, "grace period waited %lu ms; %d reports, first at %lu ms\n",
 		(unsigned long)elapsed_ms, atomic_load(&reports), (unsigned long)first_report_ms);
-	CHECK(atomic_load(&reports) >= 1, "no stall reported");
-	CHECK(first_report_ms >= THRESHOLD_MS && first_report_ms <= THRESHOLD_MS + 1000,
-	      "first report at %lu ms, threshold %d ms", (unsigned long)first_report_ms,
-	      THRESHOLD_MS);
+	CHECK(atomic_load(&reports) >= REPORTS, "%d stall reports, %d expected",
+	      atomic_load(&reports), REPORTS);
+	CHECK(first_report_ms >= THRESHOLD_MS, "first report at %lu ms, before the %d ms threshold",
+	      (unsigned long)first_report_ms, THRESHOLD_MS);
 	CHECK(atomic_load(&stalled_tid) == tid, "report names tid %d, reader is %d",
 	      atomic_load(&stalled_tid), tid);
 	CHECK(!strcmp(stalled_name, "stuck-reader"), "report names \"%s\"", stalled_name);
-	/* Doubling intervals: 300, 600, 1200 ms ... at most 4 in 2.6 s. */
-	CHECK(atomic_load(&reports) <= 4, "stall reports flood: %d", atomic_load(&reports));
+	/*
+	 * Doubling intervals: report i comes at least THRESHOLD_MS << i after
+	 * report i - 1 (the interval counts from when that one was made, so a
+	 * late report never shortens the next interval).
+	 */
 	for (int i = 1; i < atomic_load(&reports) && i < 16; i++)
-		CHECK(report_waits[i] - report_waits[i - 1] >= report_waits[i - 1] / 2 + THRESHOLD_MS / 2,
-		      "report %d came too soon after the previous one", i);
+		CHECK(report_waits[i] - report_waits[i - 1] >= (uint64_t)THRESHOLD_MS << i,
+		      "report %d came %llu ms after the previous one, before %d ms", i,
+		      (unsigned long long)(report_waits[i] - report_waits[i - 1]),
+		      THRESHOLD_MS << i);
 	quiesce_rcu_get_stats(&stats);
-	CHECK(stats.stall_warnings == (uint64_t)atomic_load(&reports), "stall counter");
+	CHECK(stats.stall_warnings ==
+		      (uint64_t)atomic_load(&reports) + (uint64_t)atomic_load(&barrier_reports),
+	      "stall counter");
 
 	quiesce_rcu_set_stall_handler(NULL);
 	if (quiesce_rcu_backend() != QUIESCE_RCU_BACKEND_SIGNAL)

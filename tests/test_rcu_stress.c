@@ -76,10 +76,26 @@ static void *updater(void *arg)
 	return NULL;
 }
 
-static unsigned long run_stress(unsigned ms)
+static bool stress_enough(void)
+{
+	return atomic_load(&reads) >= 1000 && atomic_load(&updates) >= 100;
+}
+
+/*
+ * For the busted control: caught, or given (after 1.5 s) at least this many
+ * updates, however long a slow machine takes for them.
+ */
+#define BUSTED_UPDATES 20000
+
+static bool busted_enough(void)
+{
+	return atomic_load(&violations) || atomic_load(&updates) >= BUSTED_UPDATES;
+}
+
+static unsigned long run_stress(unsigned ms, bool (*enough)(void))
 {
 	current = new_elem(0);
-	check_run_for(ms, &stop, READERS, reader, UPDATERS, updater);
+	check_run_until(ms, enough, &stop, READERS, reader, UPDATERS, updater);
 	fprintf(stderr, "%lu reads, %lu updates, %lu violations\n", atomic_load(&reads),
 		atomic_load(&updates), atomic_load(&violations));
 	return atomic_load(&violations);
@@ -88,14 +104,15 @@ static unsigned long run_stress(unsigned ms)
 static void busted_child(void *arg)
 {
 	quiesce_test_busted_gp = true;
-	exit(run_stress(1500) ? 1 : 0);
+	atomic_store(&updates, 0);
+	exit(run_stress(1500, busted_enough) ? 1 : 0);
 }
 
 int main(void)
 {
 	fprintf(stderr, "backend: %s\n", quiesce_rcu_backend_name());
-	CHECK(run_stress(1500) == 0, "readers saw freed objects");
-	CHECK(atomic_load(&updates) > 10, "updaters made progress");
+	/* At least 1.5 s, and until readers and updaters made progress. */
+	CHECK(run_stress(1500, stress_enough) == 0, "readers saw freed objects");
 	check_child_detects_violation(busted_child, NULL);
 	printf("rcu stress: all checks passed\n");
 	return 0;

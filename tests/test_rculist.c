@@ -280,9 +280,18 @@ static void *hlist_updater(void *arg)
 	return NULL;
 }
 
+/* Updates a busted control gets (after its second) before it counts as missed. */
+#define BUSTED_UPDATES 100000
+
+/*
+ * Runs the readers and the updater for at least ms, then until both made
+ * progress, or for a busted run, until it was caught or has had
+ * BUSTED_UPDATES chances.  Fails as a hang after CHECK_HANG_MS.
+ */
 static unsigned long run(void *(*reader)(void *), void *(*updater)(void *), unsigned ms)
 {
 	pthread_t r[READERS], u;
+	uint64_t hang;
 
 	atomic_store(&stop, false);
 	atomic_store(&violations, 0);
@@ -292,6 +301,12 @@ static unsigned long run(void *(*reader)(void *), void *(*updater)(void *), unsi
 		pthread_create(&r[i], NULL, reader, (void *)(i + 1));
 	pthread_create(&u, NULL, updater, NULL);
 	check_sleep_us(ms * 1000);
+	hang = check_now_ns() + (uint64_t)CHECK_HANG_MS * 1000000u;
+	while (busted ? !atomic_load(&violations) && atomic_load(&updates) < BUSTED_UPDATES
+		      : atomic_load(&walks) < 1000 || atomic_load(&updates) < 1000) {
+		CHECK(check_now_ns() < hang, "no progress after %u ms (a hang)", CHECK_HANG_MS);
+		check_sleep_us(1000);
+	}
 	atomic_store(&stop, true);
 	for (int i = 0; i < READERS; i++)
 		pthread_join(r[i], NULL);

@@ -1,14 +1,19 @@
 /*
  * test_rwsem_handoff: under a continuous flood of lockers no waiter
- * starves.  Every acquisition's wait is timed, and the longest must stay
- * below WAIT_BOUND_NS - far above the 4 ms hand-off time, because on a
- * loaded two-CPU machine a woken waiter may also wait for a CPU.
+ * starves.  Each flood runs until every locker has taken the lock
+ * ACQUISITIONS times; a starved locker never gets there, which the hang
+ * limit (CHECK_HANG_MS) reports.  The longest waits are printed, not
+ * checked: how long a waiter waits on a loaded machine, or under valgrind,
+ * says nothing about the lock (quiesce-bench measures it).
  *
  *   mixed flood:   readers and writers back to back, no pause between
  *                  sections;
  *   reader flood:  readers whose sections always overlap (the lock is
  *                  never free of readers), one writer among them - the
  *                  case a reader-preferring lock starves.
+ *
+ * That a waiter owed the lock gets it, and nobody steals it meanwhile, is
+ * checked step by step in test_rwsem_api.c.
  */
 #include <pthread.h>
 #include <string.h>
@@ -17,20 +22,9 @@
 
 #include "check.h"
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-
-#ifdef SANITIZED
-#define WAIT_BOUND_NS 3000000000ull
-#else
-#define WAIT_BOUND_NS 1000000000ull
-#endif
-#define RUN_US 1500000u
+#define ACQUISITIONS 20
+/* The floods run at least this long, so that the lock is contended. */
+#define RUN_US 300000u
 
 struct flood {
 	struct rw_semaphore sem;
@@ -42,7 +36,8 @@ struct locker {
 	bool write;
 	uint64_t section_ns;		/* busy time inside */
 	uint64_t pause_ns;		/* sleep between sections */
-	uint64_t acquisitions, max_wait_ns;
+	uint64_t acquisitions;		/* relaxed atomic: flood() polls it */
+	uint64_t max_wait_ns;
 };
 
 static void busy_until(uint64_t t)
@@ -65,7 +60,7 @@ static void *locker_thread(void *p)
 		wait = check_now_ns() - t0;
 		if (wait > l->max_wait_ns)
 			l->max_wait_ns = wait;
-		l->acquisitions++;
+		__atomic_store_n(&l->acquisitions, l->acquisitions + 1, __ATOMIC_RELAXED);
 		busy_until(check_now_ns() + l->section_ns);
 		if (l->write)
 			up_write(&l->f->sem);
@@ -77,9 +72,25 @@ static void *locker_thread(void *p)
 	return NULL;
 }
 
+struct flood_progress {
+	struct locker *l;
+	int n;
+};
+
+static bool every_locker_got_in(void *p)
+{
+	struct flood_progress *fp = p;
+
+	for (int i = 0; i < fp->n; i++)
+		if (__atomic_load_n(&fp->l[i].acquisitions, __ATOMIC_RELAXED) < ACQUISITIONS)
+			return false;
+	return true;
+}
+
 static void flood(const char *label, struct locker *l, int n)
 {
 	struct flood f;
+	struct flood_progress fp = { l, n };
 	pthread_t tid[n];
 	uint64_t max_read = 0, max_write = 0, reads = 0, writes = 0;
 
@@ -90,10 +101,10 @@ static void flood(const char *label, struct locker *l, int n)
 		CHECK(pthread_create(&tid[i], NULL, locker_thread, &l[i]) == 0, "pthread_create");
 	}
 	check_sleep_us(RUN_US);
+	check_wait_until(every_locker_got_in, &fp, label);
 	__atomic_store_n(&f.stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < n; i++) {
 		pthread_join(tid[i], NULL);
-		CHECK(l[i].acquisitions > 0, "%s: locker %d never got in", label, i);
 		if (l[i].write) {
 			writes += l[i].acquisitions;
 			if (l[i].max_wait_ns > max_write)
@@ -104,11 +115,11 @@ static void flood(const char *label, struct locker *l, int n)
 				max_read = l[i].max_wait_ns;
 		}
 	}
-	printf("%s: %llu reads (longest wait %.3f ms), %llu writes (longest wait %.3f ms); bound %.0f ms\n",
+	CHECK(!rwsem_is_locked(&f.sem) && !rwsem_is_contended(&f.sem),
+	      "%s: count %#lx after every locker left", label, f.sem.count);
+	printf("%s: %llu reads (longest wait %.3f ms), %llu writes (longest wait %.3f ms)\n",
 	       label, (unsigned long long)reads, max_read / 1e6, (unsigned long long)writes,
-	       max_write / 1e6, WAIT_BOUND_NS / 1e6);
-	CHECK(max_read < WAIT_BOUND_NS, "%s: a reader waited %.3f ms", label, max_read / 1e6);
-	CHECK(max_write < WAIT_BOUND_NS, "%s: a writer waited %.3f ms", label, max_write / 1e6);
+	       max_write / 1e6);
 }
 
 int main(void)

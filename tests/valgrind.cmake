@@ -3,16 +3,12 @@
 # registration fails there), so these run the RCU-reader paths.  Only the
 # plain build (valgrind and the sanitizers do not mix); --fair-sched keeps
 # valgrind's one-thread-at-a-time scheduling from starving a thread that
-# another one spins for.  Left out: test_rwsem_handoff, whose bounds on
-# waiting times are for a machine that runs threads in parallel, and the
-# *_rseq_window builds, which are the plain ones without rseq.
+# another one spins for.  Left out: the *_rseq_window builds, which are
+# the plain ones without rseq.
 find_program(VALGRIND_PROGRAM valgrind)
 if(VALGRIND_PROGRAM AND QUIESCE_SANITIZE STREQUAL "")
   foreach(src ${QUIESCE_TESTS})
     get_filename_component(name ${src} NAME_WE)
-    if(name STREQUAL "test_rwsem_handoff")
-      continue()
-    endif()
     add_test(NAME ${name}_valgrind
       COMMAND ${VALGRIND_PROGRAM} -q --error-exitcode=99 --fair-sched=yes
         --suppressions=${CMAKE_CURRENT_SOURCE_DIR}/valgrind.supp $<TARGET_FILE:${name}>)

@@ -16,20 +16,29 @@
  * - After fork() the child's registry holds only the forking thread.
  *
  * Grace periods
- * - synchronize_rcu() waits for a normal grace period.  It interrupts no
- *   CPU: the heavy barrier it needs comes from membarrier(GLOBAL), which
- *   piggy-backs on the kernel's own grace period, so it takes a fraction of
- *   a millisecond but costs other CPUs nothing.
- * - synchronize_rcu_expedited() takes microseconds: membarrier
- *   (PRIVATE_EXPEDITED) interrupts the CPUs that run this process's threads
- *   and no others.  Prefer batching updates under one normal grace period,
- *   or call_rcu(), to expediting each one.
+ * - synchronize_rcu() waits for a normal grace period: one heavy barrier
+ *   (membarrier(PRIVATE_EXPEDITED), which interrupts only the CPUs that
+ *   run a thread of this process, the barrier liburcu's default flavor
+ *   uses), a phase flip and a wait for the readers that saw the old phase,
+ *   during which it sleeps once a few microseconds of polling have not
+ *   sufficed, leaving the CPU to the readers.  A microsecond or so when the
+ *   readers' sections are short, on any kernel; when no thread but the
+ *   caller is registered, no barrier at all (tens of nanoseconds).
+ * - synchronize_rcu_expedited() issues the same barrier and polls for the
+ *   readers ten times longer before it sleeps: for callers that would
+ *   rather spend CPU than wait for a wake-up.
  * - Concurrent callers share grace periods: every caller that arrives while
- *   one runs is released together by the next one.
- * - QUIESCE_RCU_NORMAL=1 turns expedited requests into normal ones (for
- *   real-time users who want no interrupts); QUIESCE_RCU_EXPEDITED=1 does
- *   the reverse.  rcu_set_normal()/rcu_set_expedited() do the same at run
- *   time.
+ *   one runs is released together by the next one.  call_rcu() batches
+ *   further: its thread lets callbacks gather for a millisecond before a
+ *   normal grace period, so it runs at most about a thousand a second.
+ * - QUIESCE_RCU_NORMAL=1 (or rcu_set_normal(true)) is for those who want no
+ *   interrupt at all, as real-time users do: every grace period, expedited
+ *   or not, then gets its barrier from membarrier(GLOBAL), which rides on
+ *   the kernel's own grace period.  That takes milliseconds on most
+ *   kernels (those with /sys/kernel/rcu_expedited = 0, the default), and
+ *   batching updates under one grace period, or call_rcu(), matters then.
+ *   QUIESCE_RCU_EXPEDITED=1 (rcu_set_expedited(true)) makes every request
+ *   expedited.
  *
  * The reader fast path is inline: a thread-local load and store, a compiler
  * barrier and, on the outermost unlock, a load of one read-mostly shared
@@ -274,6 +283,7 @@ QUIESCE_API const char *quiesce_rcu_backend_name(void);
 struct quiesce_rcu_stats {
 	uint64_t gp_normal;		/* normal grace periods run */
 	uint64_t gp_expedited;		/* expedited grace periods run */
+	uint64_t gp_skipped;		/* of those, with no other thread registered */
 	uint64_t sync_calls;		/* synchronize_rcu*() calls */
 	uint64_t rseq_barriers;		/* percpu-rwsem gates closed by aborting rseq */
 	uint64_t stall_warnings;	/* stall warnings issued */

@@ -126,8 +126,13 @@ void quiesce_call_rcu(struct quiesce_rcu_head *head, void (*func)(struct quiesce
 			     QUIESCE_CB_WORKER_RUNNING))
 		quiesce_cb_wake_worker();
 	if (QUIESCE_UNLIKELY(++self->unflushed == QUIESCE_CB_BACKLOG_FLUSH)) {
+		long backlog;
+
 		flush_backlog(self);
-		if (QUIESCE_LOAD(&quiesce_cb_backlog) > QUIESCE_CB_THROTTLE_BACKLOG &&
+		backlog = QUIESCE_LOAD(&quiesce_cb_backlog);
+		if (backlog > QUIESCE_CB_EXPEDITE_BACKLOG)
+			quiesce_cb_hurry_worker();
+		if (backlog > QUIESCE_CB_THROTTLE_BACKLOG &&
 		    !QUIESCE_LOAD(&quiesce_test_call_rcu_no_throttle))
 			quiesce_cb_throttle();
 	}

@@ -58,6 +58,8 @@ bool quiesce_cb_ever_used(void);
 /* Worker side (call_rcu_worker.c), for the enqueue side. */
 /* Wakes or starts the callback thread (its state is not RUNNING). */
 void quiesce_cb_wake_worker(void);
+/* Ends the worker's pause for callbacks to gather: someone waits for them. */
+void quiesce_cb_hurry_worker(void);
 /* The backlog passed the throttle mark: wait for it, when allowed to. */
 void quiesce_cb_throttle(void);
 /* Whether the calling thread is the callback thread. */

@@ -18,6 +18,16 @@
  * QUIESCE_CB_EXPEDITE_BACKLOG pending callbacks, or when a caller is
  * throttled, the wait is for an expedited grace period.
  *
+ * Gathering.  A grace period costs microseconds, so without a pause the
+ * thread would run one per handful of callbacks, each interrupting every
+ * CPU that runs a thread of the process.  Before a normal grace period it
+ * lets callbacks gather for GATHER_NS (the kernel's grace period, which
+ * takes milliseconds, batches the same way; liburcu's callback thread
+ * sleeps 10 ms between batches).  That bounds the grace periods it runs to
+ * one per GATHER_NS, and a burst of rcu_sync_exit() calls shares one
+ * reopening.  rcu_barrier(), a throttled caller, a backlog past the
+ * expedite mark and shutdown cut the pause short (hurry_worker()).
+ *
  * At most three batches are pending at step 2.  After step 1 every pending
  * cookie c is unexpired: c > s for the sequence s read there, and c <=
  * snap(s), which leaves two values; the fresh cookie adds one.
@@ -55,6 +65,8 @@ struct cb_batch {
 };
 
 #define MAX_BATCHES 3
+/* How long callbacks gather before a normal grace period (see the top). */
+#define GATHER_NS 1000000u
 
 bool quiesce_test_busted_call_rcu;
 
@@ -79,6 +91,7 @@ static unsigned waiters, throttled_waiters;	/* under cb_lock */
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t worker;
 static bool stop_requested;
+static int gathering;	/* futex: the worker pauses to let callbacks gather */
 static bool exit_handler_registered;
 
 static struct {
@@ -185,6 +198,41 @@ static bool should_expedite(void)
 	       QUIESCE_LOAD(&throttled_waiters);
 }
 
+/* Whether anyone waits for the callbacks: then the worker must not pause. */
+static bool hurried(void)
+{
+	return should_expedite() || __atomic_load_n(&stop_requested, __ATOMIC_SEQ_CST) ||
+	       (long)(__atomic_load_n(&harvest_wanted, __ATOMIC_SEQ_CST) - harvests) > 0;
+}
+
+/*
+ * Lets callbacks gather before a normal grace period.  The store-buffer
+ * pattern, sequentially consistent: we store gathering, then look at what
+ * hurries us; whoever hurries us stores its request, then takes gathering
+ * in quiesce_cb_hurry_worker().  Either we see the request or it wakes us.
+ * (The backlog is counted with relaxed atomics: past the expedite mark it
+ * hurries us at best effort, and the deadline bounds a missed look.)
+ */
+static void gather_callbacks(void)
+{
+	uint64_t deadline = quiesce_now_ns() + GATHER_NS, now;
+
+	for (;;) {
+		__atomic_store_n(&gathering, 1, __ATOMIC_SEQ_CST);
+		if (hurried() || (now = quiesce_now_ns()) >= deadline)
+			break;
+		/* Woken by quiesce_cb_hurry_worker(), or at the deadline. */
+		quiesce_futex_wait(&gathering, 1, deadline - now);
+	}
+	__atomic_store_n(&gathering, 0, __ATOMIC_RELAXED);
+}
+
+void quiesce_cb_hurry_worker(void)
+{
+	if (__atomic_exchange_n(&gathering, 0, __ATOMIC_SEQ_CST))
+		quiesce_futex_wake_all(&gathering);
+}
+
 static bool work_pending(void)
 {
 	/* Sequentially consistent: see "Sleeping and waking" above. */
@@ -227,6 +275,8 @@ static void *worker_main(void *unused)
 		}
 		if (QUIESCE_LOAD(&quiesce_test_busted_call_rcu))
 			continue;
+		if (!should_expedite())
+			gather_callbacks();
 		if (should_expedite()) {
 			__atomic_fetch_add(&stats.expedited, 1, __ATOMIC_RELAXED);
 			quiesce_gp_wait_for(batches[0].cookie, true);
@@ -309,6 +359,8 @@ static bool wait_for_harvest(uint64_t deadline_ns)
 	if (__atomic_load_n(&quiesce_cb_worker_state, __ATOMIC_SEQ_CST) !=
 	    QUIESCE_CB_WORKER_RUNNING)
 		quiesce_cb_wake_worker();
+	else
+		quiesce_cb_hurry_worker();
 
 	pthread_mutex_lock(&cb_lock);
 	/* Woken by publish_progress(), or by the deadline. */
@@ -362,6 +414,8 @@ void quiesce_cb_throttle(void)
 	if (__atomic_load_n(&quiesce_cb_worker_state, __ATOMIC_SEQ_CST) !=
 	    QUIESCE_CB_WORKER_RUNNING)
 		quiesce_cb_wake_worker();
+	else
+		quiesce_cb_hurry_worker();
 
 	pthread_mutex_lock(&cb_lock);
 	/*
@@ -389,6 +443,7 @@ static bool stop_worker(int new_state, uint64_t deadline_ns)
 	if (__atomic_exchange_n(&quiesce_cb_worker_state, new_state, __ATOMIC_SEQ_CST) ==
 	    QUIESCE_CB_WORKER_SLEEPING)
 		quiesce_futex_wake_all(&quiesce_cb_worker_state);
+	quiesce_cb_hurry_worker();
 	if (!deadline_ns) {
 		pthread_join(worker, NULL);
 	} else {
@@ -504,6 +559,7 @@ void quiesce_cb_worker_child_after_fork(void)
 	if (quiesce_cb_worker_state != QUIESCE_CB_WORKER_GONE)
 		quiesce_cb_worker_state = QUIESCE_CB_WORKER_ABSENT;
 	stop_requested = false;
+	gathering = 0;
 	batch_count = 0;
 	harvests = harvest_wanted = invoked_through = 0;
 	waiters = throttled_waiters = 0;

@@ -32,6 +32,36 @@
  * The phase only ensures progress: a reader that leaves and re-enters picks
  * up NEW and no longer holds the grace period.
  *
+ * No reader, no barrier.  When no thread but the caller is registered, a
+ * grace period skips all three steps: the caller is outside any section
+ * (checked), and an unregistered thread cannot be inside one, since its
+ * first rcu_read_lock() registers it.  The look at the registry count
+ * comes after the sequence number shows the grace period started, so it
+ * follows every unlink that a cookie it satisfies covers: the updater
+ * unlinked, fenced and then read the count still even (snapshot()), the
+ * grace period stored it odd, fenced and then read the registry count.  A
+ * thread that registers meanwhile stores the count, fences
+ * (quiesce_rcu_register_thread()), then makes its section's loads: the
+ * store-buffer pattern, twice.  Either the grace period sees the newcomer
+ * and waits for it, or the newcomer's fence follows the grace period's,
+ * which follows the updater's, and its section sees the unlink.
+ *
+ * Normal and expedited.  Both issue the same barrier: membarrier
+ * (PRIVATE_EXPEDITED), which interrupts only the CPUs that run a thread of
+ * this process, the barrier liburcu's default flavor uses; a grace period
+ * costs a microsecond, not the kernel's own grace period (membarrier
+ * GLOBAL: milliseconds on a kernel with rcu_expedited = 0, the default of
+ * most distributions).  GLOBAL, which interrupts no CPU, is for those who
+ * ask for it with rcu_normal (QUIESCE_RCU_NORMAL=1, rcu_set_normal()),
+ * and then serves every grace period.  What differs is the wait for
+ * readers: a normal grace period polls for NORMAL_SPIN_NS, then sleeps
+ * until the last reader leaves, leaving the CPU to the readers it waits
+ * for (one of them may be preempted inside its section, and a waiter that
+ * spins on a busy machine only delays it); an expedited one polls for
+ * EXPEDITED_SPIN_NS first.  Either sleeps after a second barrier, which
+ * makes the last reader's exit and its look at writer_sleeping meet (see
+ * sleep_until_readers_leave()), so a sleep never waits for a timer.
+ *
  * Sharing: grace periods are counted by a sequence number (gp_seq.h).  A
  * caller takes a snapshot and returns when the count passes it.  One caller
  * at a time (the holder of gp_lock) runs grace periods; the others sleep on
@@ -62,20 +92,18 @@ bool quiesce_test_busted_gp;
 static pthread_mutex_t gp_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long gp_seq;		/* written under gp_lock */
 static int gp_ended;			/* futex: bumped each time gp_lock is let go */
+static int gp_ended_waiters;		/* callers asleep (or about to be) on gp_ended */
 static bool knob_normal, knob_expedited;
 
 static struct {
-	uint64_t gp_normal, gp_expedited, sync_calls;
+	uint64_t gp_normal, gp_expedited, gp_skipped, sync_calls;
 } stats;
 
 /* Stalled readers reported at most per warning. */
 #define STALL_REPORT_MAX 8
-/* Busy polls of the registry before yielding, and yields before sleeping. */
-#define EXPEDITED_SPINS 2000
-#define EXPEDITED_YIELDS 50
-#define NORMAL_YIELDS 4
-#define FIRST_SLEEP_NS 200000u
-#define MAX_SLEEP_NS 100000000u
+/* How long a grace period polls for readers before it sleeps. */
+#define NORMAL_SPIN_NS 10000u
+#define EXPEDITED_SPIN_NS 50000u
 
 unsigned long quiesce_gp_seq_current(void)
 {
@@ -132,56 +160,53 @@ static void report_stalls(unsigned long phase, uint64_t waited_ns)
 }
 
 /*
- * Waits until no reader holds a section entered before the flip to phase.
- * Spins (expedited) or yields briefly, then sleeps on writer_sleeping: the
- * last reader to leave wakes it (quiesce_rcu_wake_grace_period()), and a
- * timeout bounds the sleep, both for the stall check and for the one race
- * in which a leaving reader misses the flag (see rcu_read_unlock()).
+ * Sleeps until a reader leaves or the deadline passes.  The store-buffer
+ * pattern: we store writer_sleeping, then rescan; rcu_read_unlock() stores
+ * its counter, then loads writer_sleeping.  The reader has no fence between
+ * the two, so the heavy barrier stands in for it: a reader that passed its
+ * barrier point P before its counter store has that store visible to the
+ * rescan; one that stores after P loads writer_sleeping after P too, and
+ * sees it set.  Either the rescan sees the exit or the reader wakes us.
+ */
+static void sleep_until_readers_leave(unsigned long phase, uint64_t deadline_ns)
+{
+	uint64_t now;
+
+	QUIESCE_STORE(&quiesce_rcu_gp_word.writer_sleeping, 1);
+	quiesce_gp_barrier(!QUIESCE_LOAD(&knob_normal));
+	now = quiesce_now_ns();
+	/* Woken by quiesce_rcu_wake_grace_period(), from the last reader out. */
+	if (count_blocking_readers(phase) && now < deadline_ns)
+		quiesce_futex_wait(&quiesce_rcu_gp_word.writer_sleeping, 1, deadline_ns - now);
+	QUIESCE_STORE(&quiesce_rcu_gp_word.writer_sleeping, 0);
+}
+
+/*
+ * Waits until no reader holds a section entered before the flip to phase:
+ * polls for a while (see the top of this file), then sleeps, reporting the
+ * readers that still hold it after the stall timeout and at doubling
+ * intervals after that.
  */
 static void wait_for_readers(unsigned long phase, bool expedited)
 {
-	uint64_t start = 0, next_warning = 0, warning_interval = 0;
-	uint64_t sleep_ns = FIRST_SLEEP_NS;
-	unsigned spins = 0, yields = 0;
+	uint64_t start = quiesce_now_ns();
+	uint64_t spin_until = start + (expedited ? EXPEDITED_SPIN_NS : NORMAL_SPIN_NS);
+	uint64_t warning_interval = quiesce_stall_timeout_ns();
+	uint64_t next_warning = start + warning_interval;
 
 	while (count_blocking_readers(phase)) {
-		uint64_t now;
+		uint64_t now = quiesce_now_ns();
 
-		if (expedited && spins < EXPEDITED_SPINS) {
-			spins++;
+		if (now < spin_until) {
 			quiesce_cpu_relax();
 			continue;
 		}
-		if (yields < (expedited ? EXPEDITED_YIELDS : NORMAL_YIELDS)) {
-			yields++;
-			sched_yield();
-			continue;
-		}
-		QUIESCE_STORE(&quiesce_rcu_gp_word.writer_sleeping, 1);
-		/*
-		 * Orders the flag store before the rescan's loads.  Pairs with
-		 * rcu_read_unlock(), which stores its counter and then loads
-		 * the flag: one side or the other sees the other's store.
-		 */
-		quiesce_fence_store_load();
-		if (count_blocking_readers(phase))
-			quiesce_futex_wait(&quiesce_rcu_gp_word.writer_sleeping, 1, sleep_ns);
-		QUIESCE_STORE(&quiesce_rcu_gp_word.writer_sleeping, 0);
-		if (sleep_ns < MAX_SLEEP_NS)
-			sleep_ns *= 2;
-
-		now = quiesce_now_ns();
-		if (!start) {
-			start = now;
-			warning_interval = quiesce_stall_timeout_ns();
-			next_warning = start + warning_interval;
-		} else if (now >= next_warning) {
+		if (now >= next_warning) {
 			report_stalls(phase, now - start);
 			warning_interval *= 2;
 			next_warning = now + warning_interval;
 		}
-		if (sleep_ns > warning_interval)
-			sleep_ns = warning_interval;
+		sleep_until_readers_leave(phase, next_warning);
 	}
 }
 
@@ -191,15 +216,40 @@ void quiesce_rcu_wake_grace_period(void)
 		quiesce_futex_wake_all(&quiesce_rcu_gp_word.writer_sleeping);
 }
 
+/*
+ * Whether no thread but the caller is registered (see "No reader, no
+ * barrier" at the top of this file).
+ */
+static bool no_other_reader(void)
+{
+	/*
+	 * Sequentially consistent, after the store that started the grace
+	 * period: pairs with the fence in snapshot() and with the one after
+	 * a newcomer's count store in registration.
+	 */
+	unsigned long n = __atomic_load_n(&quiesce_registry_count, __ATOMIC_SEQ_CST);
+
+	return n == 0 || (n == 1 && quiesce_rcu_reader_self.ctr != QUIESCE_RCU_UNREGISTERED);
+}
+
 static void run_one_grace_period(bool expedited)
 {
 	unsigned long phase;
 
-	/* A child of fork() may inherit a grace period that was running. */
+	/*
+	 * A child of fork() may inherit a grace period that was running.
+	 * Sequentially consistent, before the barrier or the look at the
+	 * registry: a cookie taken after this store names the next grace
+	 * period (see "No reader, no barrier" at the top of this file).
+	 */
 	if (!quiesce_gp_seq_running(gp_seq))
-		QUIESCE_STORE(&gp_seq, gp_seq + 1);
-	if (!QUIESCE_LOAD(&quiesce_test_busted_gp)) {
-		quiesce_gp_barrier(expedited);
+		__atomic_store_n(&gp_seq, gp_seq + 1, __ATOMIC_SEQ_CST);
+	if (QUIESCE_LOAD(&quiesce_test_busted_gp)) {
+		/* The broken control: ends without waiting for anyone. */
+	} else if (no_other_reader()) {
+		__atomic_fetch_add(&stats.gp_skipped, 1, __ATOMIC_RELAXED);
+	} else {
+		quiesce_gp_barrier(!QUIESCE_LOAD(&knob_normal));
 		phase = quiesce_rcu_gp_word.ctr + QUIESCE_RCU_PHASE_ONE;
 		/* After the barrier: see the argument at the top of this file. */
 		QUIESCE_STORE(&quiesce_rcu_gp_word.ctr, phase);
@@ -219,7 +269,7 @@ void quiesce_gp_wait_for(unsigned long snap, bool expedited)
 	/* rcu_normal holds for the library's own expedited requests too. */
 	expedited = expedited && !QUIESCE_LOAD(&knob_normal);
 	for (;;) {
-		int ended = QUIESCE_LOAD(&gp_ended);
+		int ended = __atomic_load_n(&gp_ended, __ATOMIC_SEQ_CST);
 
 		if (quiesce_gp_seq_done(quiesce_gp_seq_current(), snap))
 			return;
@@ -228,15 +278,21 @@ void quiesce_gp_wait_for(unsigned long snap, bool expedited)
 				run_one_grace_period(expedited);
 			pthread_mutex_unlock(&gp_lock);
 			/*
-			 * After the unlock: a caller that found the lock taken
-			 * sleeps until this bump, and then may take it.
+			 * After the unlock, so that a woken caller may take it.
+			 * Sequentially consistent, with the load of the waiter
+			 * count: pairs with a waiter's increment and its load
+			 * of gp_ended in the futex wait.  Either we see the
+			 * waiter, or its wait sees the bump and returns.
 			 */
-			__atomic_fetch_add(&gp_ended, 1, __ATOMIC_RELAXED);
-			quiesce_futex_wake_all(&gp_ended);
+			__atomic_fetch_add(&gp_ended, 1, __ATOMIC_SEQ_CST);
+			if (__atomic_load_n(&gp_ended_waiters, __ATOMIC_SEQ_CST))
+				quiesce_futex_wake_all(&gp_ended);
 			return;
 		}
+		__atomic_fetch_add(&gp_ended_waiters, 1, __ATOMIC_SEQ_CST);
 		/* Woken by the bump above, from whoever holds gp_lock now. */
 		quiesce_futex_wait(&gp_ended, ended, 0);
+		__atomic_fetch_sub(&gp_ended_waiters, 1, __ATOMIC_RELAXED);
 	}
 }
 
@@ -306,12 +362,11 @@ void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out)
 {
 	out->gp_normal = __atomic_load_n(&stats.gp_normal, __ATOMIC_RELAXED);
 	out->gp_expedited = __atomic_load_n(&stats.gp_expedited, __ATOMIC_RELAXED);
+	out->gp_skipped = __atomic_load_n(&stats.gp_skipped, __ATOMIC_RELAXED);
 	out->sync_calls = __atomic_load_n(&stats.sync_calls, __ATOMIC_RELAXED);
 	out->rseq_barriers = quiesce_rseq_barrier_count();
 	out->stall_warnings = quiesce_stall_warnings();
-	pthread_mutex_lock(&quiesce_registry_lock);
-	out->registered_threads = quiesce_registry_count;
-	pthread_mutex_unlock(&quiesce_registry_lock);
+	out->registered_threads = QUIESCE_LOAD(&quiesce_registry_count);
 	quiesce_call_rcu_get_stats(out);
 }
 
@@ -323,6 +378,7 @@ void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out)
 static void gp_child_after_fork(void)
 {
 	pthread_mutex_init(&gp_lock, NULL);
+	gp_ended_waiters = 0;
 	quiesce_rcu_gp_word.writer_sleeping = 0;
 }
 

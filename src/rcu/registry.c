@@ -48,7 +48,7 @@ static void unregister_self(void)
 	pthread_mutex_lock(&quiesce_registry_lock);
 	self_entry.prev->next = self_entry.next;
 	self_entry.next->prev = self_entry.prev;
-	quiesce_registry_count--;
+	QUIESCE_STORE(&quiesce_registry_count, quiesce_registry_count - 1);
 	pthread_mutex_unlock(&quiesce_registry_lock);
 	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, QUIESCE_RCU_UNREGISTERED);
 }
@@ -97,8 +97,14 @@ void quiesce_rcu_register_thread(void)
 	self_entry.prev = quiesce_registry_head.prev;
 	quiesce_registry_head.prev->next = &self_entry;
 	quiesce_registry_head.prev = &self_entry;
-	quiesce_registry_count++;
+	QUIESCE_STORE(&quiesce_registry_count, quiesce_registry_count + 1);
 	pthread_mutex_unlock(&quiesce_registry_lock);
+	/*
+	 * Orders the count store before the loads of this thread's first
+	 * section.  Pairs with the fence before a grace period's look at the
+	 * count (gp_engine.c, "No reader, no barrier").
+	 */
+	quiesce_fence_store_load();
 }
 
 void quiesce_rcu_read_lock_first_use(void)

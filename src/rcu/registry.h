@@ -26,6 +26,7 @@ struct quiesce_registry_entry {
  */
 extern pthread_mutex_t quiesce_registry_lock;
 extern struct quiesce_registry_entry quiesce_registry_head;
+/* Written under the lock; read without it by the no-reader shortcut. */
 extern unsigned long quiesce_registry_count;
 
 #define quiesce_registry_for_each(e)                                        \

@@ -2,8 +2,12 @@
 # failed (non-zero exit) AND said why: a violation, or threads that a broken
 # primitive left stuck.  A busted primitive the checker misses, or a run
 # that dies for another reason, fails the test.
-#   cmake -DTOOL=<quiesce-torture> -DTYPE=<type>-busted -DDURATION=10s
+#   cmake -DTOOL=<quiesce-torture> -DTYPE=<type>-busted -DDURATION=120s
 #         -DFAULTS=delay -P expect_violation.cmake
+# The run stops at its first violation; DURATION is the most a slow machine
+# may take to hit the window.  The short join timeout makes threads that a
+# broken primitive left stuck a finding quickly (a slow machine can only
+# make a busted run pass sooner that way, never fail it).
 execute_process(
   COMMAND ${TOOL} --type ${TYPE} --duration ${DURATION} --faults ${FAULTS}
     --stop-on-violation --join-timeout 2s

@@ -36,6 +36,7 @@ enum torture_violation_kind {
 	TV_SHARING,	/* locks: readers never held the lock together */
 	TV_FORK_CHILD,	/* the child's own torture after fork() failed */
 	TV_STALL_MISSING, /* a long reader held a grace period, no warning came */
+	TV_HASH,	/* rcuhash: a key missing, or returned twice by a walk */
 	TV_KINDS
 };
 

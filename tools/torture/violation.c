@@ -24,6 +24,7 @@ static const char *const kind_names[TV_KINDS] = {
 	[TV_SHARING] = "sharing",
 	[TV_FORK_CHILD] = "fork-child",
 	[TV_STALL_MISSING] = "stall-missing",
+	[TV_HASH] = "hash",
 };
 
 const char *torture_violation_name(enum torture_violation_kind kind)

@@ -1,0 +1,204 @@
+/*
+ * quiesce/rcuhash.h - a resizable hash table with RCU readers.
+ *
+ * The table is intrusive: embed a struct quiesce_rcuhash_node in each
+ * object and find the object again with container_of().  Lookups take no
+ * lock and write no shared memory; updaters take one of 64 lock stripes
+ * (picked by the hash) for a few instructions.  The table grows when it
+ * holds more elements than buckets and shrinks when it holds fewer than a
+ * quarter as many; each resize is carried out a few buckets at a time by
+ * the updates that follow it, so no one waits for a whole resize and
+ * readers never wait at all.  The argument is in src/ds/rcuhash.c.
+ *
+ * Keys: an object's key lies at key_offset in it.  Either it is key_len
+ * bytes, hashed by the table and compared with memcmp(), or (key_len 0)
+ * the caller's hash(key) and key_equal(key, obj) say what it is.  An
+ * object's key must not change while it is in the table.
+ *
+ * Rules for callers
+ * - lookup() and the walk_*() calls need an RCU read-side critical section
+ *   (checked: they abort with a message outside one).  The node they
+ *   return stays valid until the section ends, even if it is removed
+ *   meanwhile.  A whole walk lies in one critical section.  walk_start()
+ *   first finishes a resize in progress, moving the buckets left itself,
+ *   and may wait (yielding) for other updaters to finish moving the one
+ *   bucket each of them holds.
+ * - Updates (insert, insert_or_replace, remove, remove_key, resize) may be
+ *   called by any number of threads at once, inside or outside a read-side
+ *   critical section; they enter one themselves.  They never wait for a
+ *   grace period.  They may sleep only for a lock stripe, in malloc()
+ *   (the update that starts a resize) or, resize() only, yielding while
+ *   other updaters finish moving the bucket each of them holds.
+ * - A node that leaves the table (remove, remove_key, or replaced) may be
+ *   freed or inserted again only after a grace period: call_rcu(),
+ *   free_rcu() or synchronize_rcu().
+ * - new() and destroy() are not concurrent with anything on the same table;
+ *   after destroy() no reader may still hold a pointer into it (the caller
+ *   unpublishes the table and waits a grace period, as for any object).
+ *
+ * What a reader may see (t: the reader's own lookup or walk)
+ * - If t finds a node, it sees everything its inserter wrote before the
+ *   insert (the insert publishes with release).
+ * - A node that is in the table for the whole of a lookup is found; a key
+ *   that is absent for the whole of it is not.  A node inserted or removed
+ *   during the lookup may or may not be found.
+ * - insert_or_replace() swaps one node for the other in one store: a lookup
+ *   of that key concurrent with it finds the old node or the new one, never
+ *   neither.
+ * - A walk returns every node that is in the table for the whole of the
+ *   walk exactly once, and never returns any node twice.  Nodes inserted or
+ *   removed during it may or may not be returned.  While a walk runs, no
+ *   resize starts (one in progress is finished by walk_start()), so a long
+ *   walk lets chains grow longer than usual until it ends.
+ * - remove_key() is a lookup and a removal under one lock: of two threads
+ *   that remove the same key at once, exactly one gets the node.
+ *
+ * Memory
+ * - Per element: the node, one pointer (8 bytes on 64-bit).
+ * - Per bucket: one pointer.  A table grows (to about two buckets per
+ *   element) once it holds more elements than buckets, and shrinks (to
+ *   between two and four per element) when a removal leaves fewer than one
+ *   element per four buckets: between one and four buckets per element,
+ *   never below QUIESCE_RCUHASH_MIN_BUCKETS nor the size nelem_hint asked
+ *   for.  nelem_hint and resize() size for one to two buckets per element.
+ *   A resize in progress holds both arrays, the old one until a grace
+ *   period after it ends (call_rcu()).
+ * - Per table: 64 lock stripes of one cache line each (4 KiB).
+ */
+#ifndef QUIESCE_RCUHASH_H
+#define QUIESCE_RCUHASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <quiesce/compiler.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QUIESCE_RCUHASH_MIN_BUCKETS 64
+
+struct quiesce_rcuhash_node {
+	struct quiesce_rcuhash_node *next;	/* owned by the table */
+};
+
+/* Flags. */
+#define QUIESCE_RCUHASH_NO_AUTO_RESIZE 0x1u	/* only quiesce_rcuhash_resize() resizes */
+
+struct quiesce_rcuhash_params {
+	size_t node_offset;	/* offsetof(object, node) */
+	size_t key_offset;	/* offsetof(object, key), with key_len */
+	size_t key_len;		/* bytes of key; 0: use the three functions */
+	uint64_t (*hash)(const void *key);			/* key_len 0 */
+	bool (*key_equal)(const void *key, const void *obj);	/* key_len 0 */
+	size_t nelem_hint;	/* elements to size for; automatic shrinking stops there */
+	unsigned flags;		/* QUIESCE_RCUHASH_* */
+};
+
+struct quiesce_rcuhash;
+
+/* A walk's position; the caller owns it, the table fills it. */
+struct quiesce_rcuhash_walk {
+	struct quiesce_rcuhash *ht;
+	void *table;
+	size_t bucket;
+	struct quiesce_rcuhash_node *next;
+};
+
+/* Aborts with a message on inconsistent params or when out of memory. */
+QUIESCE_API struct quiesce_rcuhash *
+quiesce_rcuhash_new(const struct quiesce_rcuhash_params *params);
+
+/*
+ * Empties and frees the table.  With free_node NULL, a table that still
+ * holds elements is refused: the call aborts with a message.  Otherwise
+ * free_node(node, arg) is called once for each element (it may free it at
+ * once: no reader can reach the table any more).  A resize in progress is
+ * abandoned; an old array already retired is freed by its callback.
+ */
+QUIESCE_API void quiesce_rcuhash_destroy(struct quiesce_rcuhash *ht,
+					 void (*free_node)(struct quiesce_rcuhash_node *node, void *arg),
+					 void *arg);
+
+/* Reader: the node with this key, or NULL. */
+QUIESCE_API struct quiesce_rcuhash_node *quiesce_rcuhash_lookup(struct quiesce_rcuhash *ht,
+								const void *key);
+
+/* Inserts node; returns false, changing nothing, if its key is present. */
+QUIESCE_API bool quiesce_rcuhash_insert(struct quiesce_rcuhash *ht,
+					struct quiesce_rcuhash_node *node);
+
+/* Inserts node in place of the node with its key; returns that node or NULL. */
+QUIESCE_API struct quiesce_rcuhash_node *
+quiesce_rcuhash_insert_or_replace(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node);
+
+/* Removes node; returns false if it was not in the table (already removed). */
+QUIESCE_API bool quiesce_rcuhash_remove(struct quiesce_rcuhash *ht,
+					struct quiesce_rcuhash_node *node);
+
+/* Removes and returns the node with this key, or returns NULL. */
+QUIESCE_API struct quiesce_rcuhash_node *quiesce_rcuhash_remove_key(struct quiesce_rcuhash *ht,
+								    const void *key);
+
+/*
+ * Element count.  count() sums the stripes' counters without locks: exact
+ * when no update runs, otherwise off by at most the updates in flight.
+ * count_exact() holds all 64 stripes at once while it sums: a snapshot,
+ * paid for by holding up every updater for that long.
+ */
+QUIESCE_API size_t quiesce_rcuhash_count(const struct quiesce_rcuhash *ht);
+QUIESCE_API size_t quiesce_rcuhash_count_exact(struct quiesce_rcuhash *ht);
+
+/* Buckets in the current array (the newer one while a resize runs). */
+QUIESCE_API size_t quiesce_rcuhash_buckets(struct quiesce_rcuhash *ht);
+
+/*
+ * Resizes to fit nelem elements (0: the current count), whatever the
+ * flags, and returns once the new array is the table's: it moves every
+ * bucket not yet moved itself, one lock stripe at a time, while others keep
+ * reading and updating.  A resize already in progress is finished first.
+ * Returns false, doing nothing, while a walk is in progress.
+ */
+QUIESCE_API bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem);
+
+/*
+ * Walks: walk_start(), then walk_next() until it returns NULL, then
+ * walk_stop(), all in one read-side critical section.
+ */
+QUIESCE_API void quiesce_rcuhash_walk_start(struct quiesce_rcuhash *ht,
+					    struct quiesce_rcuhash_walk *walk);
+QUIESCE_API struct quiesce_rcuhash_node *
+quiesce_rcuhash_walk_next(struct quiesce_rcuhash_walk *walk);
+QUIESCE_API void quiesce_rcuhash_walk_stop(struct quiesce_rcuhash_walk *walk);
+
+/* The hash the table uses for key_len-byte keys, for callers that want it. */
+QUIESCE_API uint64_t quiesce_rcuhash_hash_bytes(const void *key, size_t len);
+
+#ifndef QUIESCE_NO_SHORT_NAMES
+#define rcuhash quiesce_rcuhash
+#define rcuhash_node quiesce_rcuhash_node
+#define rcuhash_params quiesce_rcuhash_params
+#define rcuhash_walk quiesce_rcuhash_walk
+#define rcuhash_new quiesce_rcuhash_new
+#define rcuhash_destroy quiesce_rcuhash_destroy
+#define rcuhash_lookup quiesce_rcuhash_lookup
+#define rcuhash_insert quiesce_rcuhash_insert
+#define rcuhash_insert_or_replace quiesce_rcuhash_insert_or_replace
+#define rcuhash_remove quiesce_rcuhash_remove
+#define rcuhash_remove_key quiesce_rcuhash_remove_key
+#define rcuhash_count quiesce_rcuhash_count
+#define rcuhash_count_exact quiesce_rcuhash_count_exact
+#define rcuhash_buckets quiesce_rcuhash_buckets
+#define rcuhash_resize quiesce_rcuhash_resize
+#define rcuhash_walk_start quiesce_rcuhash_walk_start
+#define rcuhash_walk_next quiesce_rcuhash_walk_next
+#define rcuhash_walk_stop quiesce_rcuhash_walk_stop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUIESCE_RCUHASH_H */

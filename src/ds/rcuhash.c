@@ -1,0 +1,366 @@
+/*
+ * rcuhash.c - a hash table whose readers take no lock: chains of intrusive
+ * nodes under RCU, updaters serialized per lock stripe, and resizes that
+ * move one bucket at a time (rcuhash_resize.c), after the relativistic hash
+ * tables of Triplett, McKenney and Walpole (USENIX ATC 2011) and the Linux
+ * kernel's rhashtable.
+ *
+ * Layout.  An array of bucket heads; each chain ends in its bucket's end
+ * marker (rcuhash_internal.h).  Every change to a chain is made under the
+ * stripe lock of its bucket, and a stripe covers the same buckets (index
+ * mod 64) in every array, so a resize that moves old bucket b into the new
+ * array and an update of any key of b serialize on one lock.
+ *
+ * A resize publishes the new array as the old one's future, then moves old
+ * buckets one at a time.  Moving bucket b takes its chain's last node N,
+ * and:
+ *   (m1) sets N->next to the head of N's new bucket (or its end marker);
+ *   (m2) publishes N as that bucket's head (release);
+ *   (m3) stores b's end marker where N was linked in the old chain
+ *        (release);
+ * and again until b is empty, then stores RCUHASH_MOVED in b's head
+ * (release).  Once every bucket has moved, the new array becomes the
+ * table's (release) and the old one is freed by call_rcu().  An updater
+ * under the stripe lock finds its key's bucket by following future past
+ * MOVED heads, so a key's nodes are always in one bucket of one array, and
+ * insert's duplicate check and remove_key's search look at one chain.
+ *
+ * Readers.  lookup(k) walks k's chain in the array it loaded from ht->tbl,
+ * and when the walk ends it looks at how: at this bucket's own marker,
+ * NULL or MOVED is a clean end; any other marker means it was carried into
+ * another chain by a node moved under it (m1), and it walks this bucket
+ * again.  After a clean end it issues an acquire fence and, if the array
+ * has a future, walks k's bucket there in the same way.
+ *
+ * Why a node X present throughout lookup(k) is found.  While X stays in
+ * the chain the walk started on, the walk reaches it: an insert adds at
+ * the head; a removal or replacement of another node links around it with
+ * the old node's next intact (a reader standing on a removed node still
+ * goes forward; the node is not reused before a grace period); a node moved
+ * ahead of X cannot be, as only last nodes move.  If X moves while the walk
+ * is under way, either the walk reaches X first, or it reads (m3) of X or
+ * of a node after X, or MOVED: a clean end.  The store it read is a
+ * release that follows (m2) of X, and the fence after the walk is the
+ * acquire that pairs with it, so the walk of the future array sees X
+ * published there, and future itself (published before any move, under
+ * resize_lock, and read by the mover) is seen non-NULL.  The same argument
+ * holds in the future array if X moves on again.  A walk that restarts
+ * does so because a move happened; moves are finite, so lookups end.
+ *
+ * Readers see a node's contents because every store that links a node into
+ * a chain is a release (rcu_assign_pointer) and readers load chain links
+ * with rcu_dereference(), whose address dependency orders the loads
+ * through the pointer.  Readers never hold a freed array: arrays are
+ * retired with call_rcu() after ht->tbl stopped pointing to them, and an
+ * array's future is retired after the array itself.
+ *
+ * Counting.  Each stripe counts its elements under its lock; the grow and
+ * shrink checks look at the updater's own stripe first (64 times its count
+ * estimates the table's) and sum all 64 only when it says a resize may be
+ * due.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/diag.h"
+#include "ds/rcuhash_internal.h"
+
+static inline uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+uint64_t quiesce_rcuhash_hash_bytes(const void *key, size_t len)
+{
+	const unsigned char *p = key;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
+
+	if (len == 8) {
+		memcpy(&w, p, 8);
+		return mix64(h ^ w);
+	}
+	for (; len >= 8; len -= 8, p += 8) {
+		memcpy(&w, p, 8);
+		h = mix64(h ^ w);
+	}
+	if (len) {
+		w = 0;
+		memcpy(&w, p, len);
+		h = mix64(h ^ w);
+	}
+	return h;
+}
+
+static inline uint64_t key_hash(const struct quiesce_rcuhash *ht, const void *key)
+{
+	if (ht->p.key_len)
+		return quiesce_rcuhash_hash_bytes(key, ht->p.key_len);
+	return ht->p.hash(key);
+}
+
+static inline bool key_matches(const struct quiesce_rcuhash *ht, const void *key,
+			       const struct quiesce_rcuhash_node *node)
+{
+	const char *obj = rcuhash_obj(ht, node);
+
+	if (ht->p.key_len == 8) {
+		uint64_t a, b;
+
+		memcpy(&a, key, 8);
+		memcpy(&b, obj + ht->p.key_offset, 8);
+		return a == b;
+	}
+	if (ht->p.key_len)
+		return memcmp(obj + ht->p.key_offset, key, ht->p.key_len) == 0;
+	return ht->p.key_equal(key, obj);
+}
+
+static inline const void *node_key(const struct quiesce_rcuhash *ht,
+				   const struct quiesce_rcuhash_node *node)
+{
+	return (const char *)rcuhash_obj(ht, node) + ht->p.key_offset;
+}
+
+uint64_t quiesce_rcuhash_node_hash(const struct quiesce_rcuhash *ht,
+				   const struct quiesce_rcuhash_node *node)
+{
+	return key_hash(ht, node_key(ht, node));
+}
+
+struct quiesce_rcuhash *quiesce_rcuhash_new(const struct quiesce_rcuhash_params *params)
+{
+	struct quiesce_rcuhash *ht;
+
+	if (!params->key_len && (!params->hash || !params->key_equal))
+		quiesce_die("rcuhash_new(): key_len is 0 but hash or key_equal is missing");
+	if (posix_memalign((void **)&ht, QUIESCE_CACHELINE, sizeof(*ht)))
+		quiesce_die("rcuhash_new(): out of memory");
+	memset(ht, 0, sizeof(*ht));
+	ht->p = *params;
+	ht->min_buckets = quiesce_rcuhash_buckets_for(params->nelem_hint);
+	pthread_mutex_init(&ht->resize_lock, NULL);
+	for (int i = 0; i < RCUHASH_STRIPES; i++)
+		pthread_mutex_init(&ht->stripes[i].lock, NULL);
+	ht->tbl = quiesce_rcuhash_table_alloc(ht->min_buckets);
+	return ht;
+}
+
+static void free_array(struct rcuhash_table *t,
+		       void (*free_node)(struct quiesce_rcuhash_node *node, void *arg), void *arg)
+{
+	for (size_t b = 0; b <= t->mask; b++) {
+		struct quiesce_rcuhash_node *p = t->buckets[b], *next;
+
+		for (; rcuhash_is_node(p); p = next) {
+			next = p->next;	/* free_node() may free p */
+			free_node(p, arg);
+		}
+	}
+	free(t);
+}
+
+void quiesce_rcuhash_destroy(struct quiesce_rcuhash *ht,
+			     void (*free_node)(struct quiesce_rcuhash_node *node, void *arg), void *arg)
+{
+	struct rcuhash_table *t = ht->tbl, *f = t->future;
+	size_t n = quiesce_rcuhash_count(ht);
+
+	if (ht->walkers)
+		quiesce_die("rcuhash_destroy() called while a walk of the table is in progress");
+	if (n && !free_node)
+		quiesce_die("rcuhash_destroy() called on a table that is not empty (%zu elements): "
+			    "remove them first, or pass a function that frees each", n);
+	/* A resize stops where it is: each node is in exactly one of the two. */
+	if (f)
+		free_array(f, free_node, arg);
+	free_array(t, free_node, arg);
+	for (int i = 0; i < RCUHASH_STRIPES; i++)
+		pthread_mutex_destroy(&ht->stripes[i].lock);
+	pthread_mutex_destroy(&ht->resize_lock);
+	free(ht);
+}
+
+struct quiesce_rcuhash_node *quiesce_rcuhash_lookup(struct quiesce_rcuhash *ht, const void *key)
+{
+	uint64_t hash = key_hash(ht, key);
+	struct rcuhash_table *t;
+
+	if (QUIESCE_UNLIKELY(!quiesce_rcu_read_ongoing()))
+		quiesce_die("rcuhash_lookup() called outside an RCU read-side critical section");
+	t = quiesce_rcu_dereference(ht->tbl);
+	do {
+		struct quiesce_rcuhash_node **bucket = &t->buckets[hash & t->mask], *p;
+
+restart:
+		for (p = quiesce_rcu_dereference(*bucket); rcuhash_is_node(p);
+		     p = quiesce_rcu_dereference(p->next))
+			if (key_matches(ht, key, p))
+				return p;
+		/* Carried into another chain by a moved node: this one again. */
+		if (QUIESCE_UNLIKELY(p != NULL && p != RCUHASH_MOVED && p != rcuhash_marker(bucket)))
+			goto restart;
+		/*
+		 * Acquire: pairs with the release of the unlink (m3) or of
+		 * MOVED that ended the walk, so that the future array and the
+		 * nodes moved into it are seen.
+		 */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		t = quiesce_rcu_dereference(t->future);
+	} while (QUIESCE_UNLIKELY(t != NULL));
+	return NULL;
+}
+
+/*
+ * Under the stripe lock: the link that points to key's node in bucket, or
+ * NULL.  The lock orders these loads after every store to the chain.
+ */
+static struct quiesce_rcuhash_node **locked_find(struct quiesce_rcuhash *ht,
+						 struct quiesce_rcuhash_node **bucket,
+						 const void *key)
+{
+	struct quiesce_rcuhash_node **link = bucket, *p;
+
+	for (p = QUIESCE_LOAD(link); rcuhash_is_node(p); link = &p->next, p = QUIESCE_LOAD(link))
+		if (key_matches(ht, key, p))
+			return link;
+	return NULL;
+}
+
+/* Under the stripe lock: node becomes the head of bucket. */
+static void link_head(struct quiesce_rcuhash_node **bucket, struct quiesce_rcuhash_node *node)
+{
+	struct quiesce_rcuhash_node *head = QUIESCE_LOAD(bucket);
+
+	QUIESCE_STORE(&node->next, rcuhash_is_node(head) ? head : rcuhash_marker(bucket));
+	/* Release: the node's contents and next before the node (rcu.h). */
+	quiesce_rcu_assign_pointer(*bucket, node);
+}
+
+/*
+ * The common frame of an update: the key's stripe locked and its bucket
+ * found, inside a read-side critical section (the array may be retired
+ * under us otherwise).
+ */
+struct locked_bucket {
+	struct rcuhash_stripe *stripe;
+	struct quiesce_rcuhash_node **bucket;
+};
+
+static struct locked_bucket lock_bucket(struct quiesce_rcuhash *ht, uint64_t hash)
+{
+	struct locked_bucket lb = { .stripe = rcuhash_stripe(ht, hash) };
+	struct rcuhash_table *t;
+
+	quiesce_rcu_read_lock();
+	pthread_mutex_lock(&lb.stripe->lock);
+	t = quiesce_rcuhash_locked_table(ht, hash);
+	lb.bucket = &t->buckets[hash & t->mask];
+	return lb;
+}
+
+static void unlock_bucket(struct quiesce_rcuhash *ht, struct locked_bucket *lb, int delta)
+{
+	if (delta)
+		QUIESCE_STORE(&lb->stripe->count, lb->stripe->count + (size_t)delta);
+	pthread_mutex_unlock(&lb->stripe->lock);
+	if (delta)
+		quiesce_rcuhash_after_update(ht, lb->stripe, delta > 0);
+	quiesce_rcu_read_unlock();
+}
+
+bool quiesce_rcuhash_insert(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
+{
+	const void *key = node_key(ht, node);
+	struct locked_bucket lb = lock_bucket(ht, key_hash(ht, key));
+	bool added = !locked_find(ht, lb.bucket, key);
+
+	if (added)
+		link_head(lb.bucket, node);
+	unlock_bucket(ht, &lb, added);
+	return added;
+}
+
+struct quiesce_rcuhash_node *quiesce_rcuhash_insert_or_replace(struct quiesce_rcuhash *ht,
+							       struct quiesce_rcuhash_node *node)
+{
+	const void *key = node_key(ht, node);
+	struct locked_bucket lb = lock_bucket(ht, key_hash(ht, key));
+	struct quiesce_rcuhash_node **link = locked_find(ht, lb.bucket, key), *old = NULL;
+
+	if (link) {
+		old = QUIESCE_LOAD(link);
+		QUIESCE_STORE(&node->next, QUIESCE_LOAD(&old->next));
+		/* Release: node's contents before node; old keeps its next. */
+		quiesce_rcu_assign_pointer(*link, node);
+	} else {
+		link_head(lb.bucket, node);
+	}
+	unlock_bucket(ht, &lb, old ? 0 : 1);
+	return old;
+}
+
+/* Under the stripe lock: unlinks the node that *link points to. */
+static struct quiesce_rcuhash_node *unlink_at(struct quiesce_rcuhash_node **link)
+{
+	struct quiesce_rcuhash_node *node = QUIESCE_LOAD(link);
+
+	/*
+	 * A reader standing on node goes on through its unchanged next.
+	 * Release, as every chain store: the next node was published to us
+	 * under this lock and is republished to readers here.
+	 */
+	quiesce_rcu_assign_pointer(*link, QUIESCE_LOAD(&node->next));
+	return node;
+}
+
+bool quiesce_rcuhash_remove(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
+{
+	struct locked_bucket lb = lock_bucket(ht, quiesce_rcuhash_node_hash(ht, node));
+	struct quiesce_rcuhash_node **link = lb.bucket, *p;
+
+	for (p = QUIESCE_LOAD(link); rcuhash_is_node(p) && p != node;
+	     link = &p->next, p = QUIESCE_LOAD(link))
+		;
+	if (p == node)
+		unlink_at(link);
+	unlock_bucket(ht, &lb, p == node ? -1 : 0);
+	return p == node;
+}
+
+struct quiesce_rcuhash_node *quiesce_rcuhash_remove_key(struct quiesce_rcuhash *ht, const void *key)
+{
+	struct locked_bucket lb = lock_bucket(ht, key_hash(ht, key));
+	struct quiesce_rcuhash_node **link = locked_find(ht, lb.bucket, key);
+	struct quiesce_rcuhash_node *node = link ? unlink_at(link) : NULL;
+
+	unlock_bucket(ht, &lb, node ? -1 : 0);
+	return node;
+}
+
+size_t quiesce_rcuhash_count(const struct quiesce_rcuhash *ht)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < RCUHASH_STRIPES; i++)
+		n += QUIESCE_LOAD(&ht->stripes[i].count);
+	return n;
+}
+
+size_t quiesce_rcuhash_count_exact(struct quiesce_rcuhash *ht)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < RCUHASH_STRIPES; i++)
+		pthread_mutex_lock(&ht->stripes[i].lock);
+	for (int i = 0; i < RCUHASH_STRIPES; i++)
+		n += ht->stripes[i].count;
+	for (int i = RCUHASH_STRIPES - 1; i >= 0; i--)
+		pthread_mutex_unlock(&ht->stripes[i].lock);
+	return n;
+}

@@ -1,0 +1,110 @@
+/*
+ * rcuhash_internal.h - between the parts of the hash table: the operations
+ * (rcuhash.c), resizing (rcuhash_resize.c) and walks (rcuhash_walk.c).
+ *
+ * A bucket head holds one of: NULL or its own end marker (empty), the
+ * first node of its chain, or RCUHASH_MOVED (a resize has moved its nodes
+ * to the next array).  A chain's last node points to the end marker of its
+ * bucket: the bucket's address with the low bit set, unique among the
+ * arrays a reader can reach, so that a reader carried into another chain
+ * by a node that moved under it can tell (see rcuhash.c).
+ */
+#ifndef QUIESCE_RCUHASH_INTERNAL_H
+#define QUIESCE_RCUHASH_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <quiesce/rcu.h>
+#include <quiesce/rcuhash.h>
+
+/* Lock stripes: a stripe covers the buckets whose index is equal mod 64 in
+ * every array, since no array has fewer buckets than stripes. */
+#define RCUHASH_STRIPES 64
+_Static_assert(QUIESCE_RCUHASH_MIN_BUCKETS >= RCUHASH_STRIPES &&
+		       (RCUHASH_STRIPES & (RCUHASH_STRIPES - 1)) == 0,
+	       "a stripe must cover whole buckets of every array");
+
+/* Buckets an update moves, when a resize is in progress. */
+#define RCUHASH_MOVE_BATCH 8
+
+#define RCUHASH_MOVED ((struct quiesce_rcuhash_node *)(uintptr_t)2)
+
+struct rcuhash_table {
+	size_t mask;				/* buckets - 1 */
+	struct rcuhash_table *future;		/* the array a resize moves to */
+	size_t claimed;				/* next bucket to move */
+	size_t moved;				/* buckets moved */
+	struct quiesce_rcu_head rcu;
+	struct quiesce_rcuhash_node *buckets[];
+};
+
+struct rcuhash_stripe {
+	pthread_mutex_t lock;
+	size_t count;		/* elements whose hash falls in this stripe */
+} QUIESCE_CACHELINE_ALIGNED;
+
+struct quiesce_rcuhash {
+	struct rcuhash_table *tbl;	/* the current array; its future may be set */
+	struct quiesce_rcuhash_params p;
+	size_t min_buckets;		/* automatic shrinking stops here */
+	pthread_mutex_t resize_lock;	/* starting a resize; walk registration */
+	unsigned walkers;		/* walks in progress, under resize_lock */
+	struct rcuhash_stripe stripes[RCUHASH_STRIPES];
+};
+
+/* Test-only: deliberately broken resizes, which the checkers must catch. */
+enum rcuhash_busted {
+	RCUHASH_BUSTED_NONE,
+	RCUHASH_BUSTED_FREE_EARLY,	/* old arrays poisoned with no grace period */
+	RCUHASH_BUSTED_UNLINK_FIRST,	/* a moved node leaves the old chain first */
+};
+extern int quiesce_test_busted_rcuhash;
+
+static inline struct quiesce_rcuhash_node *rcuhash_marker(struct quiesce_rcuhash_node **bucket)
+{
+	return (struct quiesce_rcuhash_node *)((uintptr_t)bucket | 1);
+}
+
+/* A node pointer, as opposed to NULL, an end marker or RCUHASH_MOVED. */
+static inline bool rcuhash_is_node(const struct quiesce_rcuhash_node *p)
+{
+	return ((uintptr_t)p & 3) == 0 && p != NULL;
+}
+
+static inline struct rcuhash_stripe *rcuhash_stripe(struct quiesce_rcuhash *ht, uint64_t hash)
+{
+	return &ht->stripes[hash & (RCUHASH_STRIPES - 1)];
+}
+
+static inline void *rcuhash_obj(const struct quiesce_rcuhash *ht,
+				const struct quiesce_rcuhash_node *node)
+{
+	return (char *)node - ht->p.node_offset;
+}
+
+/* The hash of the key of the object that holds node. */
+uint64_t quiesce_rcuhash_node_hash(const struct quiesce_rcuhash *ht,
+				   const struct quiesce_rcuhash_node *node);
+
+/* Resizing (rcuhash_resize.c). */
+struct rcuhash_table *quiesce_rcuhash_table_alloc(size_t buckets);
+/* Buckets for nelem elements: a power of two, at least nelem and the minimum. */
+size_t quiesce_rcuhash_buckets_for(size_t nelem);
+/*
+ * The array that holds hash's bucket now, for an updater that holds the
+ * hash's stripe and is inside a read-side critical section.
+ */
+struct rcuhash_table *quiesce_rcuhash_locked_table(struct quiesce_rcuhash *ht, uint64_t hash);
+/*
+ * After an insert (added) or a removal, in a read-side critical section:
+ * moves a batch of buckets if a resize is in progress, or starts one if the
+ * stripe's count, then the table's, says one is due.
+ */
+void quiesce_rcuhash_after_update(struct quiesce_rcuhash *ht, const struct rcuhash_stripe *s,
+				  bool added);
+/* Moves every bucket of the resize in progress, if any, until none is. */
+void quiesce_rcuhash_finish_resize(struct quiesce_rcuhash *ht);
+
+#endif

@@ -1,0 +1,290 @@
+/*
+ * rcuhash_resize.c - growing and shrinking the hash table without stopping
+ * readers or holding up more than one lock stripe at a time.
+ *
+ * A resize has three steps (the ordering argument is in rcuhash.c):
+ *   start:  under resize_lock, allocate the new array and publish it as
+ *           the current array's future (release).  One resize at a time:
+ *           none starts while the current array has a future, nor while a
+ *           walk is in progress (walks count themselves under resize_lock).
+ *   move:   updaters claim old buckets with a fetch-and-add and move each
+ *           under its stripe lock, RCUHASH_MOVE_BATCH per update, so a
+ *           resize of n buckets is done after n/8 updates.  resize() and
+ *           walk_start() claim every remaining bucket themselves.
+ *   finish: whoever moves the last bucket (counted by an acq_rel
+ *           fetch-and-add, so it sees every other mover's stores) makes the
+ *           new array the table's (release) and retires the old one with
+ *           call_rcu(): nobody waits for the grace period.
+ *
+ * Triggers: an insert that leaves its stripe holding more than 1/64 of the
+ * buckets sums the stripes and, if the table holds more elements than
+ * buckets, grows to the next power of two (about two buckets per element).
+ * A removal that leaves its stripe below 1/256 of them sums the stripes
+ * and, if the table holds fewer than a quarter as many elements as
+ * buckets, shrinks to between two and four buckets per element.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/diag.h"
+#include "ds/rcuhash_internal.h"
+
+int quiesce_test_busted_rcuhash;
+
+struct rcuhash_table *quiesce_rcuhash_table_alloc(size_t buckets)
+{
+	struct rcuhash_table *t;
+
+	if (buckets > (SIZE_MAX - sizeof(*t)) / sizeof(t->buckets[0]))
+		quiesce_die("rcuhash: %zu buckets do not fit in memory", buckets);
+	/* Zeroed: every head NULL, empty.  Large arrays come zeroed from mmap. */
+	t = calloc(1, sizeof(*t) + buckets * sizeof(t->buckets[0]));
+	if (!t)
+		quiesce_die("rcuhash: out of memory for %zu buckets", buckets);
+	t->mask = buckets - 1;
+	return t;
+}
+
+size_t quiesce_rcuhash_buckets_for(size_t nelem)
+{
+	size_t n = QUIESCE_RCUHASH_MIN_BUCKETS;
+
+	while (n < nelem && n <= SIZE_MAX / 2)
+		n *= 2;
+	return n;
+}
+
+struct rcuhash_table *quiesce_rcuhash_locked_table(struct quiesce_rcuhash *ht, uint64_t hash)
+{
+	struct rcuhash_table *t = quiesce_rcu_dereference(ht->tbl);
+
+	/*
+	 * MOVED was stored under the stripe lock we hold, after its mover
+	 * read future: the lock orders both before these loads.
+	 */
+	while (QUIESCE_LOAD(&t->buckets[hash & t->mask]) == RCUHASH_MOVED)
+		t = quiesce_rcu_dereference(t->future);
+	return t;
+}
+
+static void free_table_rcu(struct quiesce_rcu_head *head)
+{
+	free(quiesce_container_of(head, struct rcuhash_table, rcu));
+}
+
+/*
+ * The busted control's arrays: poisoned at once so that a reader that
+ * still uses one faults, and kept reachable (not leaked) for the run.
+ */
+#define BUSTED_KEEP 1024
+static struct rcuhash_table *busted_kept[BUSTED_KEEP];
+static unsigned busted_next;
+static pthread_mutex_t busted_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void retire_busted(struct rcuhash_table *t)
+{
+	size_t bytes = sizeof(*t) + (t->mask + 1) * sizeof(t->buckets[0]);
+
+	/* 0x68 bytes: every head an aligned "node" at an address that faults. */
+	memset(t, 0x68, bytes);
+	pthread_mutex_lock(&busted_lock);
+	free(busted_kept[busted_next]);
+	busted_kept[busted_next] = t;
+	busted_next = (busted_next + 1) % BUSTED_KEEP;
+	pthread_mutex_unlock(&busted_lock);
+}
+
+/*
+ * The busted control's move: n leaves the old chain before it is in the
+ * new one, and a yield widens the gap, in which a lookup finds n nowhere.
+ */
+static bool move_unlink_first(struct quiesce_rcuhash_node **link,
+			      struct quiesce_rcuhash_node **old)
+{
+	if (QUIESCE_LIKELY(QUIESCE_LOAD(&quiesce_test_busted_rcuhash) !=
+			   RCUHASH_BUSTED_UNLINK_FIRST))
+		return false;
+	quiesce_rcu_assign_pointer(*link, rcuhash_marker(old));
+	sched_yield();
+	return true;
+}
+
+/* The moves of old bucket b into f; the caller holds b's stripe. */
+static void move_bucket(struct quiesce_rcuhash *ht, struct rcuhash_table *t, size_t b,
+			struct rcuhash_table *f)
+{
+	struct quiesce_rcuhash_node **old = &t->buckets[b];
+
+	for (;;) {
+		struct quiesce_rcuhash_node **link = old, *n = QUIESCE_LOAD(old), *next, **nb, *head;
+		bool busted;
+
+		if (!rcuhash_is_node(n))
+			break;
+		while (rcuhash_is_node(next = QUIESCE_LOAD(&n->next))) {
+			link = &n->next;
+			n = next;
+		}
+		busted = move_unlink_first(link, old);
+		nb = &f->buckets[quiesce_rcuhash_node_hash(ht, n) & f->mask];
+		head = QUIESCE_LOAD(nb);
+		/* (m1): a reader standing on n now walks into the new chain. */
+		QUIESCE_STORE(&n->next, rcuhash_is_node(head) ? head : rcuhash_marker(nb));
+		/* (m2) release: n->next before n, in the new chain. */
+		quiesce_rcu_assign_pointer(*nb, n);
+		/*
+		 * (m3) release: n is in the new chain before it leaves the
+		 * old; pairs with the acquire fence of a lookup that reads
+		 * this marker and then looks in the future array.
+		 */
+		if (!busted)
+			quiesce_rcu_assign_pointer(*link, rcuhash_marker(old));
+	}
+	/* Release, as (m3), for writers (who hold this lock) and readers. */
+	quiesce_rcu_assign_pointer(*old, RCUHASH_MOVED);
+}
+
+/* Every bucket of t has moved to f. */
+static void finish(struct quiesce_rcuhash *ht, struct rcuhash_table *t, struct rcuhash_table *f)
+{
+	/* Release: the moves (seen through the moved count) before the switch. */
+	quiesce_rcu_assign_pointer(ht->tbl, f);
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_rcuhash) ==
+			     RCUHASH_BUSTED_FREE_EARLY))
+		retire_busted(t);
+	else
+		quiesce_call_rcu(&t->rcu, free_table_rcu);
+}
+
+/* Moves up to max buckets of t into f; in a read-side critical section. */
+static void move_batch(struct quiesce_rcuhash *ht, struct rcuhash_table *t,
+		       struct rcuhash_table *f, size_t max)
+{
+	for (size_t i = 0; i < max; i++) {
+		size_t b = __atomic_fetch_add(&t->claimed, 1, __ATOMIC_RELAXED);
+		struct rcuhash_stripe *s;
+
+		if (b > t->mask)
+			return;
+		s = &ht->stripes[b & (RCUHASH_STRIPES - 1)];
+		pthread_mutex_lock(&s->lock);
+		move_bucket(ht, t, b, f);
+		pthread_mutex_unlock(&s->lock);
+		/*
+		 * acq_rel: the last mover acquires every other mover's
+		 * release here, before it publishes f as the table.
+		 */
+		if (__atomic_add_fetch(&t->moved, 1, __ATOMIC_ACQ_REL) == t->mask + 1) {
+			finish(ht, t, f);
+			return;
+		}
+	}
+}
+
+/*
+ * Publishes an array of `buckets` as the future of t, unless t is no
+ * longer the table's, already has one, or a walk is in progress.
+ */
+static bool start(struct quiesce_rcuhash *ht, struct rcuhash_table *t, size_t buckets)
+{
+	bool started = false;
+
+	pthread_mutex_lock(&ht->resize_lock);
+	if (!ht->walkers && QUIESCE_LOAD(&ht->tbl) == t && !QUIESCE_LOAD(&t->future)) {
+		/* Release: the zeroed array before readers can follow future. */
+		quiesce_rcu_assign_pointer(t->future, quiesce_rcuhash_table_alloc(buckets));
+		started = true;
+	}
+	pthread_mutex_unlock(&ht->resize_lock);
+	return started;
+}
+
+void quiesce_rcuhash_after_update(struct quiesce_rcuhash *ht, const struct rcuhash_stripe *s,
+				  bool added)
+{
+	struct rcuhash_table *t = quiesce_rcu_dereference(ht->tbl);
+	struct rcuhash_table *f = quiesce_rcu_dereference(t->future);
+	size_t buckets = t->mask + 1, estimate, n;
+
+	if (f) {
+		move_batch(ht, t, f, RCUHASH_MOVE_BATCH);
+		return;
+	}
+	if (ht->p.flags & QUIESCE_RCUHASH_NO_AUTO_RESIZE)
+		return;
+	estimate = QUIESCE_LOAD(&s->count) * RCUHASH_STRIPES;
+	if (added ? estimate <= buckets : estimate * 4 >= buckets || buckets <= ht->min_buckets)
+		return;
+	n = quiesce_rcuhash_count(ht);
+	if (added ? n > buckets : n * 4 < buckets) {
+		/* Growing: one bucket per element or more; shrinking: two. */
+		size_t want = quiesce_rcuhash_buckets_for(added ? n : 2 * n);
+
+		if (want < ht->min_buckets)
+			want = ht->min_buckets;
+		if (want != buckets && start(ht, t, want))
+			move_batch(ht, t, QUIESCE_LOAD(&t->future), RCUHASH_MOVE_BATCH);
+	}
+}
+
+void quiesce_rcuhash_finish_resize(struct quiesce_rcuhash *ht)
+{
+	for (;;) {
+		struct rcuhash_table *t = quiesce_rcu_dereference(ht->tbl);
+		struct rcuhash_table *f = quiesce_rcu_dereference(t->future);
+
+		if (!f)
+			return;
+		move_batch(ht, t, f, SIZE_MAX);
+		/*
+		 * Every bucket is claimed; the switch waits for movers that
+		 * claimed one before us and still hold its stripe for a few
+		 * moves.
+		 */
+		if (QUIESCE_LOAD(&ht->tbl) == t)
+			sched_yield();
+	}
+}
+
+bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem)
+{
+	bool done = true;
+
+	quiesce_rcu_read_lock();
+	for (;;) {
+		struct rcuhash_table *t;
+		size_t want;
+
+		quiesce_rcuhash_finish_resize(ht);
+		t = quiesce_rcu_dereference(ht->tbl);
+		want = quiesce_rcuhash_buckets_for(nelem ? nelem : quiesce_rcuhash_count(ht));
+		if (want == t->mask + 1)
+			break;
+		if (start(ht, t, want)) {
+			quiesce_rcuhash_finish_resize(ht);
+			break;
+		}
+		pthread_mutex_lock(&ht->resize_lock);
+		done = !ht->walkers;
+		pthread_mutex_unlock(&ht->resize_lock);
+		if (!done)
+			break;
+		/* Another resize started first: finish it, then ours. */
+	}
+	quiesce_rcu_read_unlock();
+	return done;
+}
+
+size_t quiesce_rcuhash_buckets(struct quiesce_rcuhash *ht)
+{
+	struct rcuhash_table *t, *f;
+	size_t n;
+
+	quiesce_rcu_read_lock();
+	t = quiesce_rcu_dereference(ht->tbl);
+	f = quiesce_rcu_dereference(t->future);
+	n = (f ? f : t)->mask + 1;
+	quiesce_rcu_read_unlock();
+	return n;
+}

@@ -1,0 +1,70 @@
+/*
+ * rcuhash_walk.c - visiting every element of the hash table in one
+ * read-side critical section.
+ *
+ * A walk goes through the buckets of one array in order.  Only a resize
+ * moves nodes between chains, and a node moved from a bucket the walk has
+ * not reached yet into one it has passed would be missed, one moved the
+ * other way seen twice.  So a walk registers under resize_lock, which keeps
+ * any resize from starting (start() checks the count under the same lock),
+ * then finishes the resize in progress, if any: from then until walk_stop()
+ * the array it walks is the table's and no node changes bucket.
+ *
+ * Within one chain, inserts add at the head, removals and replacements
+ * link around a node whose next stays intact (rcuhash.c): a node present
+ * throughout is passed exactly once, and the walk never meets a node twice
+ * because a chain never loops and a node stays in its bucket.
+ */
+#include "common/diag.h"
+#include "ds/rcuhash_internal.h"
+
+static void check_reader(const char *what)
+{
+	if (QUIESCE_UNLIKELY(!quiesce_rcu_read_ongoing()))
+		quiesce_die("%s called outside an RCU read-side critical section", what);
+}
+
+void quiesce_rcuhash_walk_start(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_walk *walk)
+{
+	struct rcuhash_table *t;
+
+	check_reader("rcuhash_walk_start()");
+	pthread_mutex_lock(&ht->resize_lock);
+	ht->walkers++;
+	pthread_mutex_unlock(&ht->resize_lock);
+	quiesce_rcuhash_finish_resize(ht);
+	t = quiesce_rcu_dereference(ht->tbl);
+	walk->ht = ht;
+	walk->table = t;
+	walk->bucket = 0;
+	walk->next = quiesce_rcu_dereference(t->buckets[0]);
+}
+
+struct quiesce_rcuhash_node *quiesce_rcuhash_walk_next(struct quiesce_rcuhash_walk *walk)
+{
+	struct rcuhash_table *t = walk->table;
+	struct quiesce_rcuhash_node *node = walk->next;
+
+	check_reader("rcuhash_walk_next()");
+	while (!rcuhash_is_node(node)) {
+		if (walk->bucket == t->mask) {
+			walk->next = NULL;
+			return NULL;
+		}
+		node = quiesce_rcu_dereference(t->buckets[++walk->bucket]);
+	}
+	walk->next = quiesce_rcu_dereference(node->next);
+	return node;
+}
+
+void quiesce_rcuhash_walk_stop(struct quiesce_rcuhash_walk *walk)
+{
+	struct quiesce_rcuhash *ht = walk->ht;
+
+	pthread_mutex_lock(&ht->resize_lock);
+	if (!ht->walkers)
+		quiesce_die("rcuhash_walk_stop() without a matching rcuhash_walk_start()");
+	ht->walkers--;
+	pthread_mutex_unlock(&ht->resize_lock);
+	walk->table = NULL;
+}

@@ -1,0 +1,328 @@
+/*
+ * <quiesce/rcuhash.h>: the operations' semantics one thread at a time,
+ * growing and shrinking, keys given by functions, races between two
+ * threads on one key (exactly one wins), destroy with a resize half done,
+ * and the misuse that must abort.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <quiesce/rcu.h>
+#include <quiesce/rcuhash.h>
+
+#include "check.h"
+
+struct item {
+	unsigned long key;
+	struct rcuhash_node node;
+	int freed;
+};
+
+static const struct rcuhash_params int_params = {
+	.node_offset = offsetof(struct item, node),
+	.key_offset = offsetof(struct item, key),
+	.key_len = sizeof(unsigned long),
+};
+
+static struct item *item_of(struct rcuhash_node *n)
+{
+	return n ? container_of(n, struct item, node) : NULL;
+}
+
+static struct item *lookup(struct rcuhash *ht, unsigned long key)
+{
+	struct item *it;
+
+	rcu_read_lock();
+	it = item_of(rcuhash_lookup(ht, &key));
+	rcu_read_unlock();
+	return it;
+}
+
+static unsigned walk_count(struct rcuhash *ht)
+{
+	struct rcuhash_walk w;
+	unsigned n = 0;
+
+	rcu_read_lock();
+	rcuhash_walk_start(ht, &w);
+	while (rcuhash_walk_next(&w))
+		n++;
+	rcuhash_walk_stop(&w);
+	rcu_read_unlock();
+	return n;
+}
+
+static void test_operations(void)
+{
+	struct rcuhash *ht = rcuhash_new(&int_params);
+	struct item a = { .key = 7 }, b = { .key = 7 }, c = { .key = 8 };
+	unsigned long absent = 9;
+
+	CHECK(rcuhash_insert(ht, &a.node), "insert into an empty table");
+	CHECK(!rcuhash_insert(ht, &b.node), "a second node with the same key is refused");
+	CHECK(lookup(ht, 7) == &a && !lookup(ht, 8), "lookup finds the first node only");
+	CHECK(item_of(rcuhash_insert_or_replace(ht, &b.node)) == &a, "replace returns the old node");
+	CHECK(lookup(ht, 7) == &b, "the new node took its place");
+	CHECK(!rcuhash_insert_or_replace(ht, &c.node), "replace of an absent key inserts");
+	CHECK(rcuhash_count(ht) == 2 && rcuhash_count_exact(ht) == 2, "two elements");
+	CHECK(walk_count(ht) == 2, "a walk sees both");
+	CHECK(!rcuhash_remove(ht, &a.node), "a replaced node is no longer in the table");
+	CHECK(rcuhash_remove(ht, &b.node), "remove by node");
+	CHECK(!rcuhash_remove(ht, &b.node), "removing twice finds nothing the second time");
+	CHECK(!rcuhash_remove_key(ht, &absent), "remove_key of an absent key");
+	CHECK(item_of(rcuhash_remove_key(ht, &c.key)) == &c, "remove_key returns the node");
+	CHECK(rcuhash_count_exact(ht) == 0 && walk_count(ht) == 0, "empty again");
+	rcuhash_destroy(ht, NULL, NULL);
+}
+
+static void free_item(struct rcuhash_node *node, void *arg)
+{
+	struct item *it = item_of(node);
+
+	CHECK(!it->freed, "destroy freed key %lu twice", it->key);
+	it->freed = 1;
+	(*(unsigned *)arg)++;
+}
+
+/* Grows from 64 buckets to 16K and back; every key found at every size. */
+static void test_grow_and_shrink(void)
+{
+	enum { N = 10000 };
+	struct item *items = calloc(N, sizeof(*items));
+	struct rcuhash *ht = rcuhash_new(&int_params);
+	unsigned freed = 0;
+
+	CHECK(rcuhash_buckets(ht) == QUIESCE_RCUHASH_MIN_BUCKETS, "a new table has the minimum");
+	for (unsigned long i = 0; i < N; i++) {
+		items[i].key = i * 2654435761UL;
+		CHECK(rcuhash_insert(ht, &items[i].node), "insert %lu", i);
+		if (i % 997 == 0)
+			for (unsigned long j = 0; j <= i; j++)
+				CHECK(lookup(ht, items[j].key) == &items[j], "key %lu lost at %lu", j, i);
+	}
+	CHECK(rcuhash_buckets(ht) >= N && rcuhash_buckets(ht) <= 4 * N,
+	      "grown to between 1 and 4 buckets per element: %zu", rcuhash_buckets(ht));
+	CHECK(walk_count(ht) == N, "a walk sees every element once");
+	for (unsigned long i = 0; i < N - 100; i++)
+		CHECK(rcuhash_remove(ht, &items[i].node), "remove %lu", i);
+	CHECK(rcuhash_resize(ht, 0), "resize to the count");
+	CHECK(rcuhash_buckets(ht) == 128, "shrunk to fit 100: %zu", rcuhash_buckets(ht));
+	for (unsigned long i = N - 100; i < N; i++)
+		CHECK(lookup(ht, items[i].key) == &items[i], "key %lu lost in the shrink", i);
+	rcuhash_destroy(ht, free_item, &freed);
+	CHECK(freed == 100, "destroy freed %u of 100", freed);
+	free(items);
+}
+
+/* Automatic shrinking alone brings the buckets back to a few per element. */
+static void test_auto_shrink(void)
+{
+	enum { N = 20000, KEEP = 1000 };
+	struct item *items = calloc(N, sizeof(*items));
+	struct rcuhash *ht = rcuhash_new(&int_params);
+
+	for (unsigned long i = 0; i < N; i++) {
+		items[i].key = i;
+		rcuhash_insert(ht, &items[i].node);
+	}
+	for (unsigned long i = KEEP; i < N; i++)
+		rcuhash_remove(ht, &items[i].node);
+	CHECK(rcuhash_buckets(ht) <= 8 * KEEP, "%zu buckets left for %u elements",
+	      rcuhash_buckets(ht), KEEP);
+	for (unsigned long i = 0; i < KEEP; i++)
+		CHECK(lookup(ht, i) == &items[i], "key %lu lost", i);
+	for (unsigned long i = 0; i < KEEP; i++)
+		rcuhash_remove(ht, &items[i].node);
+	rcuhash_destroy(ht, NULL, NULL);
+	free(items);
+}
+
+static void test_presize_and_no_auto(void)
+{
+	struct rcuhash_params p = int_params;
+	struct item items[300];
+	struct rcuhash *ht;
+
+	p.nelem_hint = 1000;
+	ht = rcuhash_new(&p);
+	CHECK(rcuhash_buckets(ht) == 1024, "pre-sized: %zu", rcuhash_buckets(ht));
+	for (unsigned long i = 0; i < 300; i++) {
+		items[i].key = i;
+		rcuhash_insert(ht, &items[i].node);
+	}
+	for (unsigned long i = 0; i < 300; i++)
+		rcuhash_remove(ht, &items[i].node);
+	CHECK(rcuhash_buckets(ht) == 1024, "no shrinking below the hint: %zu", rcuhash_buckets(ht));
+	rcuhash_destroy(ht, NULL, NULL);
+
+	p.nelem_hint = 0;
+	p.flags = QUIESCE_RCUHASH_NO_AUTO_RESIZE;
+	ht = rcuhash_new(&p);
+	for (unsigned long i = 0; i < 300; i++)
+		rcuhash_insert(ht, &items[i].node);
+	CHECK(rcuhash_buckets(ht) == 64, "no automatic growth: %zu", rcuhash_buckets(ht));
+	CHECK(rcuhash_resize(ht, 300) && rcuhash_buckets(ht) == 512, "resize() still works");
+	for (unsigned long i = 0; i < 300; i++)
+		CHECK(lookup(ht, i) == &items[i], "key %lu", i);
+	for (unsigned long i = 0; i < 300; i++)
+		rcuhash_remove(ht, &items[i].node);
+	rcuhash_destroy(ht, NULL, NULL);
+}
+
+/* Keys given by functions: NUL-terminated strings. */
+struct named {
+	const char *name;
+	struct rcuhash_node node;
+};
+
+static uint64_t name_hash(const void *key)
+{
+	const char *s = *(const char *const *)key;
+
+	return quiesce_rcuhash_hash_bytes(s, strlen(s));
+}
+
+static bool name_equal(const void *key, const void *obj)
+{
+	return strcmp(*(const char *const *)key, ((const struct named *)obj)->name) == 0;
+}
+
+static void test_function_keys(void)
+{
+	struct rcuhash_params p = {
+		.node_offset = offsetof(struct named, node),
+		.key_offset = offsetof(struct named, name),
+		.hash = name_hash,
+		.key_equal = name_equal,
+	};
+	struct rcuhash *ht = rcuhash_new(&p);
+	char buf[16] = "alpha";
+	struct named a = { .name = "alpha" }, b = { .name = "beta" }, a2 = { .name = buf };
+	const char *key = "beta";
+
+	CHECK(rcuhash_insert(ht, &a.node) && rcuhash_insert(ht, &b.node), "two names");
+	CHECK(!rcuhash_insert(ht, &a2.node), "an equal string at another address is the same key");
+	rcu_read_lock();
+	CHECK(rcuhash_lookup(ht, &key) == &b.node, "lookup by function");
+	rcu_read_unlock();
+	CHECK(rcuhash_remove_key(ht, &key) == &b.node && rcuhash_remove(ht, &a.node), "removed");
+	rcuhash_destroy(ht, NULL, NULL);
+}
+
+/* Two threads race on one key per round; exactly one must win each. */
+enum { ROUNDS = 2000 };
+static struct rcuhash *race_ht;
+static pthread_barrier_t race_barrier;
+static struct item race_items[2][ROUNDS];
+static unsigned long race_wins[2][ROUNDS];
+
+static void *racer(void *arg)
+{
+	int me = (int)(uintptr_t)arg;
+
+	for (unsigned long r = 0; r < ROUNDS; r++) {
+		race_items[me][r].key = r;
+		pthread_barrier_wait(&race_barrier);
+		race_wins[me][r] = rcuhash_insert(race_ht, &race_items[me][r].node);
+		pthread_barrier_wait(&race_barrier);
+		race_wins[me][r] |= (unsigned long)(rcuhash_remove_key(race_ht, &r) != NULL) << 1;
+	}
+	return NULL;
+}
+
+static void test_races(void)
+{
+	pthread_t t[2];
+
+	race_ht = rcuhash_new(&int_params);
+	pthread_barrier_init(&race_barrier, NULL, 2);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, racer, (void *)(uintptr_t)i);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		CHECK((race_wins[0][r] & 1) + (race_wins[1][r] & 1) == 1,
+		      "round %u: %lu inserts of one key succeeded", r,
+		      (race_wins[0][r] & 1) + (race_wins[1][r] & 1));
+		CHECK((race_wins[0][r] >> 1) + (race_wins[1][r] >> 1) == 1,
+		      "round %u: %lu threads removed the key", r,
+		      (race_wins[0][r] >> 1) + (race_wins[1][r] >> 1));
+	}
+	CHECK(rcuhash_count_exact(race_ht) == 0, "every key removed by exactly one thread");
+	pthread_barrier_destroy(&race_barrier);
+	rcuhash_destroy(race_ht, NULL, NULL);
+}
+
+/* A grow has started and moved only one batch: destroy then. */
+static void test_destroy_mid_resize(void)
+{
+	struct item items[200];
+	struct rcuhash *ht = rcuhash_new(&int_params);
+	unsigned freed = 0;
+
+	unsigned long n = 0;
+
+	while (rcuhash_buckets(ht) == 64) {
+		CHECK(n < 200, "no grow after %lu inserts into 64 buckets", n);
+		items[n].key = n;
+		items[n].freed = 0;
+		rcuhash_insert(ht, &items[n++].node);
+	}
+	rcuhash_destroy(ht, free_item, &freed);
+	CHECK(freed == n, "destroy in mid-resize freed %u of %lu", freed, n);
+}
+
+static void destroy_not_empty(void *arg)
+{
+	struct rcuhash *ht = rcuhash_new(&int_params);
+	struct item a = { .key = 1 };
+
+	rcuhash_insert(ht, &a.node);
+	rcuhash_destroy(ht, NULL, NULL);
+}
+
+static void lookup_outside_reader(void *arg)
+{
+	struct rcuhash *ht = rcuhash_new(&int_params);
+	unsigned long key = 1;
+
+	rcuhash_lookup(ht, &key);
+}
+
+static void walk_outside_reader(void *arg)
+{
+	struct rcuhash *ht = rcuhash_new(&int_params);
+	struct rcuhash_walk w;
+
+	rcuhash_walk_start(ht, &w);
+}
+
+static void missing_functions(void *arg)
+{
+	struct rcuhash_params p = { .node_offset = 0 };
+
+	rcuhash_new(&p);
+}
+
+int main(void)
+{
+	test_operations();
+	test_grow_and_shrink();
+	test_auto_shrink();
+	test_presize_and_no_auto();
+	test_function_keys();
+	test_races();
+	test_destroy_mid_resize();
+	check_child_aborts(destroy_not_empty, NULL,
+			   "rcuhash_destroy() called on a table that is not empty (1 elements)");
+	check_child_aborts(lookup_outside_reader, NULL,
+			   "rcuhash_lookup() called outside an RCU read-side critical section");
+	check_child_aborts(walk_outside_reader, NULL,
+			   "rcuhash_walk_start() called outside an RCU read-side critical section");
+	check_child_aborts(missing_functions, NULL, "key_len is 0 but hash or key_equal is missing");
+	rcu_barrier();
+	printf("rcuhash: all checks passed\n");
+	return 0;
+}
