@@ -61,6 +61,7 @@ enum quiesce_ref_misuse {
 	QUIESCE_REF_GET_ON_ZERO,
 	QUIESCE_REF_OVERFLOW,
 	QUIESCE_REF_PUT_BELOW_ZERO,
+	QUIESCE_REF_SET_NEGATIVE,
 };
 
 /* Prints what was misused, on which count, and aborts (src/ds/ref.c). */
@@ -75,7 +76,7 @@ QUIESCE_API QUIESCE_COLD QUIESCE_NORETURN void quiesce_ref_misused(const struct 
 static inline void quiesce_ref_set(struct quiesce_ref *ref, long val)
 {
 	if (QUIESCE_UNLIKELY(val < 0 || val > QUIESCE_REF_MAX))
-		quiesce_ref_misused(ref, val < 0 ? QUIESCE_REF_PUT_BELOW_ZERO : QUIESCE_REF_OVERFLOW,
+		quiesce_ref_misused(ref, val < 0 ? QUIESCE_REF_SET_NEGATIVE : QUIESCE_REF_OVERFLOW,
 				    val);
 	QUIESCE_STORE_RELEASE(&ref->refcount, val);
 }

@@ -413,12 +413,18 @@ static inline struct quiesce_lfs_head *quiesce_lfs_pop_all_blocking(struct quies
 	return head;
 }
 
+/* The top node of a chain that a pop-all returned; NULL for none. */
+static inline struct quiesce_lfs_node *quiesce_lfs_first(struct quiesce_lfs_head *head)
+{
+	return head ? &head->node : NULL;
+}
+
 #define quiesce_lfs_for_each(head, node)					\
-	for ((node) = (head) ? &(head)->node : NULL; (node) != NULL; (node) = (node)->next)
+	for ((node) = quiesce_lfs_first(head); (node) != NULL; (node) = (node)->next)
 
 /* The same, reading the next node first: the body may free node. */
 #define quiesce_lfs_for_each_safe(head, node, n)				\
-	for ((node) = (head) ? &(head)->node : NULL, (n) = (node) ? (node)->next : NULL; \
+	for ((node) = quiesce_lfs_first(head), (n) = (node) ? (node)->next : NULL; \
 	     (node) != NULL; (node) = (n), (n) = (node) ? (node)->next : NULL)
 
 #ifdef __cplusplus

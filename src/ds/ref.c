@@ -17,6 +17,9 @@ void quiesce_ref_misused(const struct quiesce_ref *ref, enum quiesce_ref_misuse 
 	case QUIESCE_REF_OVERFLOW:
 		quiesce_die("reference count at %p would exceed QUIESCE_REF_MAX (it holds %ld): "
 			    "a leak of references?", (const void *)ref, seen);
+	case QUIESCE_REF_SET_NEGATIVE:
+		quiesce_die("quiesce_ref_set() of the reference count at %p to %ld, below zero",
+			    (const void *)ref, seen);
 	case QUIESCE_REF_PUT_BELOW_ZERO:
 		break;
 	}
