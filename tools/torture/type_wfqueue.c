@@ -29,6 +29,12 @@
 #define POISON_BYTE 0x6b
 #define QUARANTINE 256
 #define NONBLOCKING_RUN 8
+/*
+ * Consumers that take nothing for this long while writers enqueue are stuck
+ * waiting for a link that will never come: the queue lost an element.
+ */
+#define STALL_NS 3000000000ull
+#define STALL_CHECK_EVERY 64
 
 struct wfq_elem {
 	struct quiesce_wfcq_node node;
@@ -43,12 +49,16 @@ static struct wfq_elem trap = { .magic = ELEM_TRAP };
 struct wfq_state {
 	struct quiesce_wfcq_head head QUIESCE_CACHELINE_ALIGNED;
 	struct quiesce_wfcq_tail tail QUIESCE_CACHELINE_ALIGNED;
+	/* Elements consumed so far, for the writers' stall check. */
+	uint64_t consumed_live QUIESCE_CACHELINE_ALIGNED;
 	/* Totals, added up as the threads stop. */
 	uint64_t produced, consumed, splices, would_blocks;
 };
 
 struct wfq_producer {
 	unsigned long next_seq;
+	uint64_t seen_consumed;	/* consumed_live at seen_ns */
+	uint64_t seen_ns;
 };
 
 struct wfq_consumer {
@@ -125,6 +135,20 @@ static void write_elem(struct torture_thread *t)
 	e->producer = t->id;
 	e->seq = p->next_seq++;
 	quiesce_wfcq_enqueue(&s->head, &s->tail, &e->node);
+	if (e->seq % STALL_CHECK_EVERY == 0) {
+		uint64_t consumed = QUIESCE_LOAD(&s->consumed_live), now = torture_now_ns();
+
+		if (consumed != p->seen_consumed || !p->seen_ns) {
+			p->seen_consumed = consumed;
+			p->seen_ns = now;
+		} else if (now - p->seen_ns > STALL_NS) {
+			torture_violation(t->run, TV_DATA,
+					  "%s: nothing came out of the queue for %llu ms while it "
+					  "enqueued: consumers wait for a lost link", t->name,
+					  (unsigned long long)((now - p->seen_ns) / 1000000));
+			p->seen_ns = now;
+		}
+	}
 	torture_count_op(t);
 	torture_writer_pause(t);
 }
@@ -157,6 +181,7 @@ static void consume(struct torture_thread *t, struct wfq_consumer *c, struct qui
 				  t->name, e->seq, e->producer, c->last[e->producer]);
 	c->last[e->producer] = (long)e->seq;
 	c->consumed++;
+	__atomic_fetch_add(&((struct wfq_state *)t->run->state)->consumed_live, 1, __ATOMIC_RELAXED);
 	memset(e, POISON_BYTE, sizeof(*e));
 	free(c->quarantine[c->next_out]);
 	c->quarantine[c->next_out] = e;
