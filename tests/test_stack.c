@@ -331,6 +331,12 @@ static void conventions(void)
 	quiesce_wfs_for_each_blocking(wh, wn)
 		CHECK(wn == &w[i--], "wfs: a popped-all chain from the top");
 	CHECK(i == -1 && quiesce_wfs_empty(&wfs), "wfs: pop-all took everything");
+	quiesce_wfs_push(&wfs, &w[0]);
+	quiesce_wfs_push(&wfs, &w[1]);
+	CHECK(quiesce_wfs_pop_with_state_blocking(&wfs, &i) == &w[1] && i == 0,
+	      "wfs: not the last: state %d", i);
+	CHECK(quiesce_wfs_sc_pop_with_state_nonblocking(&wfs, &i) == &w[0] &&
+	      i == QUIESCE_WFS_STATE_LAST, "wfs: the last: state %d", i);
 	quiesce_wfs_destroy(&wfs);
 
 	quiesce_lfs_init(&lfs);

@@ -279,6 +279,12 @@ static void conventions(void)
 	for (i = 0; (node = quiesce_wfcq_sc_dequeue_blocking(&h2, &t2)) != NULL; i++)
 		;
 	CHECK(i == 4 && quiesce_wfcq_empty(&h2, &t2), "drained %d nodes", i);
+	quiesce_wfcq_enqueue(&h, &t, &n[0]);
+	quiesce_wfcq_enqueue(&h, &t, &n[1]);
+	CHECK(quiesce_wfcq_dequeue_with_state_blocking(&h, &t, &i) == &n[0] && i == 0,
+	      "not the last: state %d", i);
+	CHECK(quiesce_wfcq_sc_dequeue_with_state_nonblocking(&h, &t, &i) == &n[1] &&
+	      i == QUIESCE_WFCQ_STATE_LAST, "the last: state %d", i);
 	quiesce_wfcq_destroy(&h, &t);
 	quiesce_wfcq_destroy(&h2, &t2);
 }

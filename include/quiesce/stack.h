@@ -91,6 +91,8 @@ struct quiesce_wfs_stack {
 #define QUIESCE_WFS_END ((struct quiesce_wfs_head *)0x1L)
 /* A nonblocking pop that would have to wait. */
 #define QUIESCE_WFS_WOULDBLOCK ((struct quiesce_wfs_node *)-1L)
+/* Set by the _with_state pops: the stack was empty after the pop. */
+#define QUIESCE_WFS_STATE_LAST (1U << 0)
 
 #ifdef QUIESCE_TEST_STACK_HOOKS
 /* Test-only (src/ds/stack.c): deliberately broken pushes ("busted"). */
@@ -160,11 +162,14 @@ static inline struct quiesce_wfs_node *_quiesce_wfs_sync_next(struct quiesce_wfs
 	return (struct quiesce_wfs_node *)quiesce_ds_wait_link((void *const *)&node->next);
 }
 
-static inline struct quiesce_wfs_node *_quiesce_wfs_pop(struct quiesce_wfs_stack *s, bool blocking)
+static inline struct quiesce_wfs_node *_quiesce_wfs_pop(struct quiesce_wfs_stack *s, int *state,
+							bool blocking)
 {
 	/* Acquire: pairs with the release of the push exchange. */
 	struct quiesce_wfs_head *top = QUIESCE_LOAD_ACQUIRE(&s->head);
 
+	if (state)
+		*state = 0;
 	for (;;) {
 		struct quiesce_wfs_node *next;
 
@@ -179,20 +184,39 @@ static inline struct quiesce_wfs_node *_quiesce_wfs_pop(struct quiesce_wfs_stack
 		 * Acquire on failure, for the new top's contents (as above).
 		 */
 		if (__atomic_compare_exchange_n(&s->head, &top, (struct quiesce_wfs_head *)next,
-						false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+						false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+			if (state && next == (struct quiesce_wfs_node *)QUIESCE_WFS_END)
+				*state |= QUIESCE_WFS_STATE_LAST;
 			return &top->node;
+		}
 	}
 }
 
-/* Pops the top node; NULL if empty.  Pops serialized (see the rules). */
+/*
+ * Pops the top node; NULL if empty.  Pops serialized (see the rules).  The
+ * _with_state forms also set *state to QUIESCE_WFS_STATE_LAST when the
+ * stack was empty after the pop, 0 otherwise.
+ */
 static inline struct quiesce_wfs_node *quiesce_wfs_sc_pop_blocking(struct quiesce_wfs_stack *s)
 {
-	return _quiesce_wfs_pop(s, true);
+	return _quiesce_wfs_pop(s, NULL, true);
 }
 
 static inline struct quiesce_wfs_node *quiesce_wfs_sc_pop_nonblocking(struct quiesce_wfs_stack *s)
 {
-	return _quiesce_wfs_pop(s, false);
+	return _quiesce_wfs_pop(s, NULL, false);
+}
+
+static inline struct quiesce_wfs_node *quiesce_wfs_sc_pop_with_state_blocking(struct quiesce_wfs_stack *s,
+									     int *state)
+{
+	return _quiesce_wfs_pop(s, state, true);
+}
+
+static inline struct quiesce_wfs_node *quiesce_wfs_sc_pop_with_state_nonblocking(struct quiesce_wfs_stack *s,
+										int *state)
+{
+	return _quiesce_wfs_pop(s, state, false);
 }
 
 /*
@@ -218,14 +242,20 @@ static inline void quiesce_wfs_pop_unlock(struct quiesce_wfs_stack *s)
 }
 
 /* Any thread: the same under the stack's mutex. */
-static inline struct quiesce_wfs_node *quiesce_wfs_pop_blocking(struct quiesce_wfs_stack *s)
+static inline struct quiesce_wfs_node *quiesce_wfs_pop_with_state_blocking(struct quiesce_wfs_stack *s,
+									  int *state)
 {
 	struct quiesce_wfs_node *node;
 
 	quiesce_wfs_pop_lock(s);
-	node = quiesce_wfs_sc_pop_blocking(s);
+	node = _quiesce_wfs_pop(s, state, true);
 	quiesce_wfs_pop_unlock(s);
 	return node;
+}
+
+static inline struct quiesce_wfs_node *quiesce_wfs_pop_blocking(struct quiesce_wfs_stack *s)
+{
+	return quiesce_wfs_pop_with_state_blocking(s, NULL);
 }
 
 static inline struct quiesce_wfs_head *quiesce_wfs_pop_all_blocking(struct quiesce_wfs_stack *s)

@@ -94,6 +94,9 @@ enum quiesce_wfcq_ret {
 	QUIESCE_WFCQ_RET_SRC_EMPTY = 2,		/* nothing to move */
 };
 
+/* Set by the _with_state dequeues: the node was the last one. */
+#define QUIESCE_WFCQ_STATE_LAST (1U << 0)
+
 /* Slow path: waits until *link is non-NULL and returns it (acquire). */
 QUIESCE_API void *quiesce_ds_wait_link(void *const *link);
 
@@ -245,10 +248,12 @@ static inline struct quiesce_wfcq_node *_quiesce_wfcq_next(struct quiesce_wfcq_h
 
 static inline struct quiesce_wfcq_node *_quiesce_wfcq_dequeue(struct quiesce_wfcq_head *head,
 							      struct quiesce_wfcq_tail *tail,
-							      bool blocking)
+							      int *state, bool blocking)
 {
 	struct quiesce_wfcq_node *node, *next, *expected;
 
+	if (state)
+		*state = 0;
 	node = _quiesce_wfcq_first(head, tail, blocking);
 	if (node == NULL || node == QUIESCE_WFCQ_WOULDBLOCK)
 		return node;
@@ -265,8 +270,11 @@ static inline struct quiesce_wfcq_node *_quiesce_wfcq_dequeue(struct quiesce_wfc
 		QUIESCE_STORE(&head->node.next, NULL);
 		expected = node;
 		if (__atomic_compare_exchange_n(&tail->p, &expected, &head->node, false,
-						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			if (state)
+				*state |= QUIESCE_WFCQ_STATE_LAST;
 			return node;
+		}
 		/* An enqueuer came behind node: its link is on the way. */
 		next = _quiesce_wfcq_sync_next(node, blocking);
 		if (next == QUIESCE_WFCQ_WOULDBLOCK) {
@@ -282,18 +290,34 @@ static inline struct quiesce_wfcq_node *_quiesce_wfcq_dequeue(struct quiesce_wfc
 /*
  * Dequeues the first node; NULL if the queue is empty.  The nonblocking form
  * returns QUIESCE_WFCQ_WOULDBLOCK rather than wait for an enqueuer's link.
+ * The _with_state forms also set *state to QUIESCE_WFCQ_STATE_LAST when
+ * the node was the last one (the queue became empty), 0 otherwise.
  * Consumers serialized (see the rules above).
  */
 static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_dequeue_blocking(struct quiesce_wfcq_head *head,
 									 struct quiesce_wfcq_tail *tail)
 {
-	return _quiesce_wfcq_dequeue(head, tail, true);
+	return _quiesce_wfcq_dequeue(head, tail, NULL, true);
 }
 
 static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_dequeue_nonblocking(struct quiesce_wfcq_head *head,
 									    struct quiesce_wfcq_tail *tail)
 {
-	return _quiesce_wfcq_dequeue(head, tail, false);
+	return _quiesce_wfcq_dequeue(head, tail, NULL, false);
+}
+
+static inline struct quiesce_wfcq_node *
+quiesce_wfcq_sc_dequeue_with_state_blocking(struct quiesce_wfcq_head *head,
+					    struct quiesce_wfcq_tail *tail, int *state)
+{
+	return _quiesce_wfcq_dequeue(head, tail, state, true);
+}
+
+static inline struct quiesce_wfcq_node *
+quiesce_wfcq_sc_dequeue_with_state_nonblocking(struct quiesce_wfcq_head *head,
+					       struct quiesce_wfcq_tail *tail, int *state)
+{
+	return _quiesce_wfcq_dequeue(head, tail, state, false);
 }
 
 static inline enum quiesce_wfcq_ret _quiesce_wfcq_splice(struct quiesce_wfcq_head *dest_head,
@@ -348,15 +372,22 @@ static inline enum quiesce_wfcq_ret quiesce_wfcq_sc_splice_nonblocking(struct qu
 }
 
 /* Any consumer: the same, under the head's mutex (src's for a splice). */
-static inline struct quiesce_wfcq_node *quiesce_wfcq_dequeue_blocking(struct quiesce_wfcq_head *head,
-								      struct quiesce_wfcq_tail *tail)
+static inline struct quiesce_wfcq_node *quiesce_wfcq_dequeue_with_state_blocking(struct quiesce_wfcq_head *head,
+										 struct quiesce_wfcq_tail *tail,
+										 int *state)
 {
 	struct quiesce_wfcq_node *node;
 
 	quiesce_wfcq_dequeue_lock(head, tail);
-	node = quiesce_wfcq_sc_dequeue_blocking(head, tail);
+	node = _quiesce_wfcq_dequeue(head, tail, state, true);
 	quiesce_wfcq_dequeue_unlock(head, tail);
 	return node;
+}
+
+static inline struct quiesce_wfcq_node *quiesce_wfcq_dequeue_blocking(struct quiesce_wfcq_head *head,
+								      struct quiesce_wfcq_tail *tail)
+{
+	return quiesce_wfcq_dequeue_with_state_blocking(head, tail, NULL);
 }
 
 static inline enum quiesce_wfcq_ret quiesce_wfcq_splice_blocking(struct quiesce_wfcq_head *dest_head,
