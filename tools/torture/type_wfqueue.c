@@ -135,7 +135,8 @@ static void write_elem(struct torture_thread *t)
 	e->producer = t->id;
 	e->seq = p->next_seq++;
 	quiesce_wfcq_enqueue(&s->head, &s->tail, &e->node);
-	if (e->seq % STALL_CHECK_EVERY == 0) {
+	/* e belongs to the consumers now: no more looks at it. */
+	if (p->next_seq % STALL_CHECK_EVERY == 0) {
 		uint64_t consumed = QUIESCE_LOAD(&s->consumed_live), now = torture_now_ns();
 
 		if (consumed != p->seen_consumed || !p->seen_ns) {
