@@ -74,7 +74,7 @@ static void *wfcq_create(void)
 	struct quiesce_queue *q = qb_queue_alloc(sizeof(*q));
 
 	quiesce_wfcq_init(&q->head, &q->tail);
-	quiesce_wfcq_init(&q->mine_head, &q->mine_tail);
+	quiesce_wfcq_sc_init(&q->mine_head, &q->mine_tail);
 	return q;
 }
 
@@ -83,7 +83,6 @@ static void wfcq_destroy(void *p)
 	struct quiesce_queue *q = p;
 
 	quiesce_wfcq_destroy(&q->head, &q->tail);
-	quiesce_wfcq_destroy(&q->mine_head, &q->mine_tail);
 	qb_queue_free(q);
 }
 
@@ -107,13 +106,14 @@ static struct qb_item *wfcq_dequeue(void *p, bool single, struct qb_item **relea
 static void wfcq_splice_all(void *p, void (*release)(struct qb_item *it))
 {
 	struct quiesce_queue *q = p;
-	struct quiesce_wfcq_node *node;
+	struct quiesce_wfcq_node *node, *n;
 
 	if (quiesce_wfcq_sc_splice_blocking(&q->mine_head, &q->mine_tail, &q->head, &q->tail) ==
 	    QUIESCE_WFCQ_RET_SRC_EMPTY)
 		return;
-	while ((node = quiesce_wfcq_sc_dequeue_blocking(&q->mine_head, &q->mine_tail)) != NULL)
+	quiesce_wfcq_sc_for_each_blocking_safe(&q->mine_head, &q->mine_tail, node, n)
 		release((struct qb_item *)node);
+	quiesce_wfcq_sc_init(&q->mine_head, &q->mine_tail);
 }
 
 const struct qb_queue_flavor qb_quiesce_wfcq = {

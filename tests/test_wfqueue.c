@@ -248,7 +248,7 @@ static void conventions(void)
 {
 	struct quiesce_wfcq_head h, h2;
 	struct quiesce_wfcq_tail t, t2;
-	struct quiesce_wfcq_node n[4], *node;
+	struct quiesce_wfcq_node n[4], *node, *next;
 	int i = 0;
 
 	quiesce_wfcq_init(&h, &t);
@@ -279,6 +279,15 @@ static void conventions(void)
 	for (i = 0; (node = quiesce_wfcq_sc_dequeue_blocking(&h2, &t2)) != NULL; i++)
 		;
 	CHECK(i == 4 && quiesce_wfcq_empty(&h2, &t2), "drained %d nodes", i);
+	quiesce_wfcq_enqueue(&h2, &t2, &n[0]);
+	quiesce_wfcq_enqueue(&h2, &t2, &n[1]);
+	i = 0;
+	quiesce_wfcq_sc_for_each_blocking_safe(&h2, &t2, node, next)
+		node->next = STALE_LINK, i++;	/* as if freed */
+	CHECK(i == 2, "safe iteration saw %d nodes", i);
+	quiesce_wfcq_sc_init(&h2, &t2);
+	CHECK(quiesce_wfcq_empty(&h2, &t2) && !quiesce_wfcq_enqueue(&h2, &t2, &n[2]) &&
+	      quiesce_wfcq_sc_dequeue_blocking(&h2, &t2) == &n[2], "reset by sc_init");
 	quiesce_wfcq_enqueue(&h, &t, &n[0]);
 	quiesce_wfcq_enqueue(&h, &t, &n[1]);
 	CHECK(quiesce_wfcq_dequeue_with_state_blocking(&h, &t, &i) == &n[0] && i == 0,

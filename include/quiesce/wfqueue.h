@@ -125,6 +125,20 @@ static inline void quiesce_wfcq_init(struct quiesce_wfcq_head *head,
 	tail->p = &head->node;
 }
 
+/*
+ * Empties the queue without touching the head's mutex: for a queue that
+ * only sc_ calls use (never initialized with quiesce_wfcq_init(), then, it
+ * has no mutex to destroy), or to forget the nodes that a consumer took by
+ * iterating (quiesce_wfcq_sc_for_each_blocking_safe()).  No other call may
+ * run on the queue meanwhile.
+ */
+static inline void quiesce_wfcq_sc_init(struct quiesce_wfcq_head *head,
+					struct quiesce_wfcq_tail *tail)
+{
+	head->node.next = NULL;
+	tail->p = &head->node;
+}
+
 /* The queue must be empty; frees the head's mutex. */
 static inline void quiesce_wfcq_destroy(struct quiesce_wfcq_head *head,
 					struct quiesce_wfcq_tail *tail)
@@ -442,7 +456,8 @@ static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_next_nonblocking(struct 
 /*
  * The same, reading the next node before the body runs: the body may free
  * node, or enqueue it elsewhere, once the whole queue has been taken out of
- * the enqueuers' reach (spliced into a queue that only this consumer sees).
+ * the enqueuers' reach (spliced into a queue that only this consumer sees);
+ * quiesce_wfcq_sc_init() then empties that queue.
  */
 #define quiesce_wfcq_sc_for_each_blocking_safe(head, tail, node, n)		\
 	for ((node) = quiesce_wfcq_sc_first_blocking(head, tail),		\
