@@ -30,7 +30,7 @@
 
 #define PUSHERS 2
 #define POPPERS 3
-#define PER_PUSHER 20000
+#define PER_PUSHER 50000
 #define TOTAL ((unsigned long)PUSHERS * PER_PUSHER)
 /* As in test_wfqueue.c: no progress for this long means lost elements. */
 #define STALL_MS 20000

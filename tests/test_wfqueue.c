@@ -24,7 +24,7 @@
 
 #define PRODUCERS 3
 #define CONSUMERS 3
-#define PER_PRODUCER 20000
+#define PER_PRODUCER 100000
 #define TOTAL ((unsigned long)PRODUCERS * PER_PRODUCER)
 /*
  * A run that makes no progress for this long is stuck: a lost element.  The
