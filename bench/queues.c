@@ -386,9 +386,9 @@ static double run(const struct qb_queue_flavor *f, int producers, int consumers,
 	int n = producers + consumers;
 	struct worker w[n];
 	uint64_t items = 0, start = UINT64_MAX, end = 0;
+	void *q = f->create();
 
 	memset(w, 0, sizeof(w));
-	void *q = f->create();
 	atomic_store(&producers_running, producers);
 	for (int i = 0; i < n; i++) {
 		w[i].flavor = f;

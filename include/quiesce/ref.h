@@ -21,7 +21,8 @@
  *   A put on a count already zero aborts with a message.
  * - The count aborts with a message before it could overflow
  *   (QUIESCE_REF_MAX), so a leak of gets never wraps it into a free.
- * - Every call may run concurrently with every other.
+ * - Every call but quiesce_ref_set() may run concurrently with every
+ *   other; set() is for a count nobody else uses yet (or any more).
  *
  * Ordering guarantees
  * - Everything a holder did to the object before its put happens before
