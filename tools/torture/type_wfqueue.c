@@ -15,8 +15,10 @@
 #define QUIESCE_TEST_WFCQ_HOOKS
 #include <quiesce/wfqueue.h>
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <quiesce/rcu.h>
 
@@ -27,7 +29,7 @@
 #define ELEM_LIVE 0x57465145u
 #define ELEM_TRAP 0x54524150u
 #define POISON_BYTE 0x6b
-#define QUARANTINE 256
+#define QUARANTINE 1024
 #define NONBLOCKING_RUN 8
 /*
  * Consumers that take nothing for this long while writers enqueue are stuck
@@ -70,9 +72,33 @@ struct wfq_consumer {
 	uint64_t consumed, splices, would_blocks;
 };
 
+/*
+ * Busted, an enqueuer clears its node's link after consumers may have taken
+ * the node, and even after it was freed and reused: a consumer can then
+ * follow a wild link.  A crash is what that violation looks like, and is
+ * reported as one.
+ */
+static void wild_link(int sig)
+{
+	static const char msg[] =
+		"quiesce-torture: violation (data): a consumer crashed following a wild link\n";
+
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
 static void set_busted(bool on)
 {
 	QUIESCE_STORE(&quiesce_test_busted_wfcq, on);
+	if (on) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = wild_link;
+		sigaction(SIGSEGV, &sa, NULL);
+		sigaction(SIGBUS, &sa, NULL);
+	}
 }
 
 static void setup(struct torture_run *run)
