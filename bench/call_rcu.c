@@ -202,32 +202,40 @@ static void flood(const struct qb_options *opt, uint64_t start)
 /* Latencies measured at most per repetition. */
 #define MAX_LATENCIES 1000
 
+struct latency_run {
+	const struct qb_cb_flavor *flavor;
+	uint64_t deadline;
+	int calls;
+	double median_us;
+};
+
 /*
- * From call_rcu() to its callback, one callback at a time, with a second
- * thread registered as a reader so that the grace period has someone to
- * wait for; the median over the calls until the deadline, in us.
+ * From call_rcu() to its callback, one at a time, on a thread of its own
+ * (registered with the flavor, as a reader the grace period has to look
+ * at); the median over the calls until the deadline, in us.
  */
-static double callback_latency_us(const struct qb_cb_flavor *flavor, uint64_t deadline,
-				  int *calls)
+static void *callback_latency(void *arg)
 {
+	struct latency_run *run = arg;
 	double lat[MAX_LATENCIES];
 	int n = 0;
 
-	flavor->register_thread();
+	run->flavor->register_thread();
 	do {
 		long before = atomic_load(&freed);
 		uint64_t t0 = qb_now_ns();
 
-		flavor->queue(malloc(QB_CB_OBJECT_BYTES));
+		run->flavor->queue(malloc(QB_CB_OBJECT_BYTES));
 		/* The callback's qb_cb_free() moves the count. */
 		while (atomic_load(&freed) == before)
 			sched_yield();
 		lat[n++] = (double)(qb_now_ns() - t0) / 1000.0;
-	} while (n < MAX_LATENCIES && qb_now_ns() < deadline);
-	flavor->unregister_thread();
-	*calls += n;
+	} while (n < MAX_LATENCIES && qb_now_ns() < run->deadline);
+	run->flavor->unregister_thread();
+	run->calls = n;
 	qsort(lat, (size_t)n, sizeof(lat[0]), compare_doubles);
-	return lat[n / 2];
+	run->median_us = lat[n / 2];
+	return NULL;
 }
 
 static void latency(const struct qb_options *opt, uint64_t start)
@@ -242,10 +250,17 @@ static void latency(const struct qb_options *opt, uint64_t start)
 		int calls = 0;
 
 		qb_progress(EXPERIMENT ": latency, %s", flavors[f]->name);
-		for (int r = 0; r < opt->repetitions; r++)
-			lat[r] = callback_latency_us(flavors[f],
-				qb_deadline(opt, start, base + LATENCY_SHARE * ++run_index / runs),
-				&calls);
+		for (int r = 0; r < opt->repetitions; r++) {
+			struct latency_run run = {
+				.flavor = flavors[f],
+				.deadline = qb_deadline(opt, start,
+							base + LATENCY_SHARE * ++run_index / runs),
+			};
+
+			qb_run_threads(1, callback_latency, &run, sizeof(run));
+			lat[r] = run.median_us;
+			calls += run.calls;
+		}
 		qb_record(EXPERIMENT, flavors[f]->name, "callback latency", "us", lat,
 			  opt->repetitions);
 		qb_note("%d callbacks in %d repetitions", calls, opt->repetitions);

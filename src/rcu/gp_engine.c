@@ -95,9 +95,16 @@ static int gp_ended;			/* futex: bumped each time gp_lock is let go */
 static int gp_ended_waiters;		/* callers asleep (or about to be) on gp_ended */
 static bool knob_normal, knob_expedited;
 
+/*
+ * Counters: the grace periods' are written by the holder of gp_lock only,
+ * so a relaxed store of the next value does; the calls' are shared.
+ */
 static struct {
-	uint64_t gp_normal, gp_expedited, gp_skipped, sync_calls;
+	uint64_t gp_normal, gp_expedited, gp_skipped;
+	uint64_t sync_calls;
 } stats;
+
+#define COUNT_UNDER_GP_LOCK(counter) QUIESCE_STORE(&(counter), (counter) + 1)
 
 /* Stalled readers reported at most per warning. */
 #define STALL_REPORT_MAX 8
@@ -247,7 +254,7 @@ static void run_one_grace_period(bool expedited)
 	if (QUIESCE_LOAD(&quiesce_test_busted_gp)) {
 		/* The broken control: ends without waiting for anyone. */
 	} else if (no_other_reader()) {
-		__atomic_fetch_add(&stats.gp_skipped, 1, __ATOMIC_RELAXED);
+		COUNT_UNDER_GP_LOCK(stats.gp_skipped);
 	} else {
 		quiesce_gp_barrier(!QUIESCE_LOAD(&knob_normal));
 		phase = quiesce_rcu_gp_word.ctr + QUIESCE_RCU_PHASE_ONE;
@@ -260,8 +267,10 @@ static void run_one_grace_period(bool expedited)
 	 * before a caller that sees this count frees anything.
 	 */
 	QUIESCE_STORE_RELEASE(&gp_seq, gp_seq + 1);
-	__atomic_fetch_add(expedited ? &stats.gp_expedited : &stats.gp_normal, 1,
-			   __ATOMIC_RELAXED);
+	if (expedited)
+		COUNT_UNDER_GP_LOCK(stats.gp_expedited);
+	else
+		COUNT_UNDER_GP_LOCK(stats.gp_normal);
 }
 
 void quiesce_gp_wait_for(unsigned long snap, bool expedited)

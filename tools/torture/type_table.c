@@ -20,6 +20,7 @@ static const struct torture_type *const types[] = {
 	&torture_type_percpu_rwsem,
 	&torture_type_freeze,
 	&torture_type_rcuhash,
+	&torture_type_wfqueue,
 };
 
 const struct torture_type *torture_type_find(const char *name, bool *busted)

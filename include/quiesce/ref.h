@@ -1,0 +1,147 @@
+/*
+ * quiesce/ref.h - a reference count that refuses misuse.
+ *
+ *   quiesce_ref_init(&obj->ref);                 the creator's reference
+ *   quiesce_ref_get(&obj->ref);                  one more, from a holder
+ *   rcu_read_lock(); obj = lookup(key);          a lookup that may race
+ *   if (obj && !quiesce_ref_get_unless_zero(&obj->ref)) obj = NULL;
+ *   rcu_read_unlock();                           with the last put
+ *   quiesce_ref_put(&obj->ref, release);         release() on the last one
+ *
+ * Rules for callers
+ * - quiesce_ref_get() needs a reference already held by the caller (or one
+ *   it knows is held): it aborts, with a message, when the count was zero,
+ *   since the object may already be released.
+ * - quiesce_ref_get_unless_zero() is the lookup's form: under RCU the
+ *   object's memory stays valid even if its last reference is gone, and
+ *   this call tells the two cases apart.  The object must be freed through
+ *   RCU (call_rcu(), or synchronize_rcu() in release()) for that to hold.
+ * - quiesce_ref_put() calls release(ref) in the thread that dropped the
+ *   last reference; release() typically unpublishes and frees the object.
+ *   A put on a count already zero aborts with a message.
+ * - The count aborts with a message before it could overflow
+ *   (QUIESCE_REF_MAX), so a leak of gets never wraps it into a free.
+ * - Every call but quiesce_ref_set() may run concurrently with every
+ *   other; set() is for a count nobody else uses yet (or any more).
+ *
+ * Ordering guarantees
+ * - Everything a holder did to the object before its put happens before
+ *   release() runs (release on each decrement, acquire before release()).
+ * - A successful quiesce_ref_get_unless_zero() is an acquire: it sees the
+ *   writes made before the put or quiesce_ref_set() whose count it read.
+ * - quiesce_ref_get() is unordered: the caller's own reference already
+ *   orders its access to the object.
+ *
+ * For a thin mapping of liburcu's urcu_ref: urcu_ref_X is quiesce_ref_X,
+ * with the same arguments and return conventions.
+ */
+#ifndef QUIESCE_REF_H
+#define QUIESCE_REF_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include <quiesce/compiler.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct quiesce_ref {
+	long refcount;
+};
+
+/*
+ * The most references a count may hold.  Far below LONG_MAX, so that gets
+ * racing past the check cannot wrap the count before one of them aborts.
+ */
+#define QUIESCE_REF_MAX (LONG_MAX / 2)
+
+/* What went wrong, for the out-of-line message. */
+enum quiesce_ref_misuse {
+	QUIESCE_REF_GET_ON_ZERO,
+	QUIESCE_REF_OVERFLOW,
+	QUIESCE_REF_PUT_BELOW_ZERO,
+	QUIESCE_REF_SET_NEGATIVE,
+};
+
+/* Prints what was misused, on which count, and aborts (src/ds/ref.c). */
+QUIESCE_API QUIESCE_COLD QUIESCE_NORETURN void quiesce_ref_misused(const struct quiesce_ref *ref,
+								   enum quiesce_ref_misuse what,
+								   long seen);
+
+/*
+ * Sets the count, for an object not yet shared or being reused.  Release:
+ * pairs with the acquire of a get_unless_zero() that reads this value.
+ */
+static inline void quiesce_ref_set(struct quiesce_ref *ref, long val)
+{
+	if (QUIESCE_UNLIKELY(val < 0 || val > QUIESCE_REF_MAX))
+		quiesce_ref_misused(ref, val < 0 ? QUIESCE_REF_SET_NEGATIVE : QUIESCE_REF_OVERFLOW,
+				    val);
+	QUIESCE_STORE_RELEASE(&ref->refcount, val);
+}
+
+static inline void quiesce_ref_init(struct quiesce_ref *ref)
+{
+	quiesce_ref_set(ref, 1);
+}
+
+/* Takes one more reference; the caller holds one. */
+static inline void quiesce_ref_get(struct quiesce_ref *ref)
+{
+	long old = __atomic_fetch_add(&ref->refcount, 1, __ATOMIC_RELAXED);
+
+	if (QUIESCE_UNLIKELY(old <= 0 || old >= QUIESCE_REF_MAX))
+		quiesce_ref_misused(ref, old <= 0 ? QUIESCE_REF_GET_ON_ZERO : QUIESCE_REF_OVERFLOW,
+				    old);
+}
+
+/*
+ * Takes a reference unless the count is zero (the object is being
+ * released).  Returns whether it took one.
+ */
+static inline bool quiesce_ref_get_unless_zero(struct quiesce_ref *ref)
+{
+	long old = QUIESCE_LOAD(&ref->refcount);
+
+	do {
+		if (old == 0)
+			return false;
+		if (QUIESCE_UNLIKELY(old < 0 || old >= QUIESCE_REF_MAX))
+			quiesce_ref_misused(ref, old < 0 ? QUIESCE_REF_PUT_BELOW_ZERO
+						  : QUIESCE_REF_OVERFLOW, old);
+		/* Acquire: pairs with the release of a put or of set(). */
+	} while (!__atomic_compare_exchange_n(&ref->refcount, &old, old + 1, true,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	return true;
+}
+
+/*
+ * Drops a reference; calls release(ref) if it was the last one.  Returns
+ * whether it did.
+ */
+static inline bool quiesce_ref_put(struct quiesce_ref *ref, void (*release)(struct quiesce_ref *ref))
+{
+	/*
+	 * Release: this holder's accesses to the object before the
+	 * decrement; pairs with the acquire fence of the thread that drops
+	 * the last reference, below.
+	 */
+	long old = __atomic_fetch_sub(&ref->refcount, 1, __ATOMIC_RELEASE);
+
+	if (QUIESCE_LIKELY(old > 1))
+		return false;
+	if (QUIESCE_UNLIKELY(old <= 0))
+		quiesce_ref_misused(ref, QUIESCE_REF_PUT_BELOW_ZERO, old);
+	/* Pairs with every other holder's release decrement above. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	release(ref);
+	return true;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUIESCE_REF_H */

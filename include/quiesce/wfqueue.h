@@ -1,0 +1,472 @@
+/*
+ * quiesce/wfqueue.h - a concurrent FIFO queue with a wait-free enqueue
+ * ("wfcq": the head and the tail are separate objects, so that enqueuers
+ * and the consumer write different cache lines).
+ *
+ *   struct quiesce_wfcq_head head;  struct quiesce_wfcq_tail tail;
+ *   quiesce_wfcq_init(&head, &tail);
+ *   producers:  quiesce_wfcq_enqueue(&head, &tail, &item->node);
+ *   consumer:   node = quiesce_wfcq_dequeue_blocking(&head, &tail);
+ *
+ * Nodes are intrusive: embed a struct quiesce_wfcq_node in your element and
+ * get back to it with quiesce_container_of() (quiesce/rcu.h).  Enqueue
+ * clears the node's link itself, so a dequeued node may be enqueued again,
+ * or freed, at once: the queue never touches a node after handing it out.
+ *
+ * Rules for callers (who may call what concurrently)
+ * - quiesce_wfcq_enqueue(): any thread, any number at once, concurrently
+ *   with everything else.  Wait-free: one exchange and one store, no loop,
+ *   no lock, no system call.
+ * - The plain consumer calls (quiesce_wfcq_dequeue_blocking(),
+ *   quiesce_wfcq_splice_blocking()) take the head's mutex: any number of
+ *   consumers may call them at once.
+ * - The sc_ calls ("serialized consumer": quiesce_wfcq_sc_dequeue_*,
+ *   quiesce_wfcq_sc_splice_*, quiesce_wfcq_sc_first/next_*, the for_each
+ *   macros) take no lock: the caller makes sure that no other consumer call
+ *   runs on the same queue at the same time, either by being its only
+ *   consumer or by holding quiesce_wfcq_dequeue_lock().  Enqueuers need no
+ *   such care.  Iteration belongs to the consumer that owns the queue: the
+ *   nodes stay queued, so nobody may dequeue them meanwhile.
+ * - A splice is a consumer call on its source and an enqueue on its
+ *   destination: it needs consumer exclusion on the source only.
+ * - "blocking" means waiting for an enqueuer that has claimed its place in
+ *   the queue (swapped the tail) but not yet linked its node, a window of
+ *   one store unless that enqueuer was preempted in it.  The wait spins,
+ *   then yields, then sleeps a millisecond at a time; nothing wakes it but
+ *   the enqueuer's link store, since a wake-up would cost the wait-free
+ *   enqueue a check.  The nonblocking forms return QUIESCE_WFCQ_WOULDBLOCK
+ *   (QUIESCE_WFCQ_RET_WOULDBLOCK for a splice) instead, and leave the queue
+ *   as it was.  No call waits for an empty queue to fill: enqueue returns
+ *   false when it made the queue non-empty, which is when a consumer that
+ *   sleeps needs a wake-up.
+ *
+ * Ordering guarantees
+ * - A consumer that dequeues (or reaches, iterating) a node sees every
+ *   write the enqueuer made before quiesce_wfcq_enqueue(); likewise for
+ *   nodes that arrive through a splice.
+ * - Nodes from one enqueuer leave in the order it enqueued them; nodes of
+ *   different enqueuers leave in the order their tail exchanges took.
+ * - A splice moves, in one step for the enqueuers, every node whose enqueue
+ *   swapped the tail before the splice did: each node lands in exactly one
+ *   of the two queues, and in order.
+ * - No other ordering: a dequeue is not a barrier for unrelated memory.
+ *
+ * The correctness argument is in src/ds/wfqueue.c.  For a thin mapping of
+ * liburcu's cds_wfcq: cds_wfcq_X is quiesce_wfcq_X and __cds_wfcq_X is
+ * quiesce_wfcq_sc_X, with the same arguments and return conventions.
+ */
+#ifndef QUIESCE_WFQUEUE_H
+#define QUIESCE_WFQUEUE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <quiesce/compiler.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct quiesce_wfcq_node {
+	struct quiesce_wfcq_node *next;	/* NULL: last, or not linked yet */
+};
+
+/* The consumer's end: a dummy node whose next is the first element. */
+struct quiesce_wfcq_head {
+	struct quiesce_wfcq_node node;
+	pthread_mutex_t lock;		/* serializes the plain consumer calls */
+};
+
+/* The enqueuers' end: the last node, &head->node when the queue is empty. */
+struct quiesce_wfcq_tail {
+	struct quiesce_wfcq_node *p;
+};
+
+/* A nonblocking dequeue or iteration step that would have to wait. */
+#define QUIESCE_WFCQ_WOULDBLOCK ((struct quiesce_wfcq_node *)-1L)
+
+/* What a splice did. */
+enum quiesce_wfcq_ret {
+	QUIESCE_WFCQ_RET_WOULDBLOCK = -1,	/* nonblocking only: nothing moved */
+	QUIESCE_WFCQ_RET_DEST_EMPTY = 0,	/* moved; the destination was empty */
+	QUIESCE_WFCQ_RET_DEST_NON_EMPTY = 1,	/* moved behind earlier nodes */
+	QUIESCE_WFCQ_RET_SRC_EMPTY = 2,		/* nothing to move */
+};
+
+/* Set by the _with_state dequeues: the node was the last one. */
+#define QUIESCE_WFCQ_STATE_LAST (1U << 0)
+
+/* Slow path: waits until *link is non-NULL and returns it (acquire). */
+QUIESCE_API void *quiesce_ds_wait_link(void *const *link);
+
+#ifdef QUIESCE_TEST_WFCQ_HOOKS
+/*
+ * Test-only (src/ds/wfqueue.c): a build of the tests or of quiesce-torture
+ * that defines QUIESCE_TEST_WFCQ_HOOKS before this header can switch
+ * enqueue to a deliberately broken one ("busted").
+ */
+extern bool quiesce_test_busted_wfcq;
+bool quiesce_test_wfcq_busted_enqueue(struct quiesce_wfcq_head *head,
+				      struct quiesce_wfcq_tail *tail,
+				      struct quiesce_wfcq_node *node);
+#endif
+
+static inline void quiesce_wfcq_node_init(struct quiesce_wfcq_node *node)
+{
+	node->next = NULL;
+}
+
+static inline void quiesce_wfcq_init(struct quiesce_wfcq_head *head,
+				     struct quiesce_wfcq_tail *tail)
+{
+	head->node.next = NULL;
+	pthread_mutex_init(&head->lock, NULL);
+	tail->p = &head->node;
+}
+
+/*
+ * Empties the queue without touching the head's mutex: for a queue that
+ * only sc_ calls use (never initialized with quiesce_wfcq_init(), then, it
+ * has no mutex to destroy), or to forget the nodes that a consumer took by
+ * iterating (quiesce_wfcq_sc_for_each_blocking_safe()).  No other call may
+ * run on the queue meanwhile.
+ */
+static inline void quiesce_wfcq_sc_init(struct quiesce_wfcq_head *head,
+					struct quiesce_wfcq_tail *tail)
+{
+	head->node.next = NULL;
+	tail->p = &head->node;
+}
+
+/* The queue must be empty; frees the head's mutex. */
+static inline void quiesce_wfcq_destroy(struct quiesce_wfcq_head *head,
+					struct quiesce_wfcq_tail *tail)
+{
+	pthread_mutex_destroy(&head->lock);
+}
+
+/*
+ * Whether the queue is empty, as of some moment during the call.  Any
+ * thread.  A node whose enqueue has swapped the tail counts, linked or not.
+ */
+static inline bool quiesce_wfcq_empty(struct quiesce_wfcq_head *head,
+				      struct quiesce_wfcq_tail *tail)
+{
+	/* The link first: it is the consumer's cache line, the tail is not. */
+	return QUIESCE_LOAD(&head->node.next) == NULL && QUIESCE_LOAD(&tail->p) == &head->node;
+}
+
+/* Holds the consumer side of the queue for a run of sc_ calls. */
+static inline void quiesce_wfcq_dequeue_lock(struct quiesce_wfcq_head *head,
+					     struct quiesce_wfcq_tail *tail)
+{
+	pthread_mutex_lock(&head->lock);
+}
+
+static inline void quiesce_wfcq_dequeue_unlock(struct quiesce_wfcq_head *head,
+					       struct quiesce_wfcq_tail *tail)
+{
+	pthread_mutex_unlock(&head->lock);
+}
+
+/*
+ * Appends the chain first..last (last->next already NULL) behind the tail.
+ * Returns false if the queue was empty before, true otherwise.
+ */
+static inline bool _quiesce_wfcq_append(struct quiesce_wfcq_head *head,
+					struct quiesce_wfcq_tail *tail,
+					struct quiesce_wfcq_node *first,
+					struct quiesce_wfcq_node *last)
+{
+	struct quiesce_wfcq_node *prev;
+
+	/*
+	 * Release: last->next = NULL lands before the node can be anyone's
+	 * prev; pairs with the acquire of the next enqueuer's exchange (or
+	 * of a consumer's compare-exchange of the tail), so that their link
+	 * store into last->next comes after our clearing of it.  Acquire:
+	 * the same pairing with the enqueuer before us, for prev->next.
+	 */
+	prev = __atomic_exchange_n(&tail->p, last, __ATOMIC_ACQ_REL);
+	/*
+	 * Release: the nodes' contents before the link; pairs with the
+	 * acquire load of prev->next by the consumer that follows it.
+	 */
+	__atomic_store_n(&prev->next, first, __ATOMIC_RELEASE);
+	return prev != &head->node;
+}
+
+/*
+ * Enqueues node.  Any thread; wait-free.  Returns false if the queue was
+ * empty before (a sleeping consumer needs a wake-up), true otherwise.
+ */
+static inline bool quiesce_wfcq_enqueue(struct quiesce_wfcq_head *head,
+					struct quiesce_wfcq_tail *tail,
+					struct quiesce_wfcq_node *node)
+{
+#ifdef QUIESCE_TEST_WFCQ_HOOKS
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_wfcq)))
+		return quiesce_test_wfcq_busted_enqueue(head, tail, node);
+#endif
+	/* Ordered before the node's publication by the exchange's release. */
+	QUIESCE_STORE(&node->next, NULL);
+	return _quiesce_wfcq_append(head, tail, node, node);
+}
+
+/*
+ * The node after node once its enqueuer has linked it: acquire, pairing
+ * with the release of the link store in _quiesce_wfcq_append(), so that the
+ * caller may read the node it returns.
+ */
+static inline struct quiesce_wfcq_node *_quiesce_wfcq_sync_next(struct quiesce_wfcq_node *node,
+								bool blocking)
+{
+	struct quiesce_wfcq_node *next = QUIESCE_LOAD_ACQUIRE(&node->next);
+
+	if (QUIESCE_LIKELY(next != NULL))
+		return next;
+	if (!blocking)
+		return QUIESCE_WFCQ_WOULDBLOCK;
+	return (struct quiesce_wfcq_node *)quiesce_ds_wait_link((void *const *)&node->next);
+}
+
+static inline struct quiesce_wfcq_node *_quiesce_wfcq_first(struct quiesce_wfcq_head *head,
+							    struct quiesce_wfcq_tail *tail,
+							    bool blocking)
+{
+	if (quiesce_wfcq_empty(head, tail))
+		return NULL;
+	return _quiesce_wfcq_sync_next(&head->node, blocking);
+}
+
+static inline struct quiesce_wfcq_node *_quiesce_wfcq_next(struct quiesce_wfcq_head *head,
+							   struct quiesce_wfcq_tail *tail,
+							   struct quiesce_wfcq_node *node,
+							   bool blocking)
+{
+	/* Acquire: pairs with the link store's release, for next's contents. */
+	struct quiesce_wfcq_node *next = QUIESCE_LOAD_ACQUIRE(&node->next);
+
+	if (QUIESCE_LIKELY(next != NULL))
+		return next;
+	/*
+	 * No link yet: node is the last one unless an enqueuer has swapped
+	 * the tail past it.  The tail is read after the link (the acquire
+	 * above keeps it there), so "last" was true when the tail was read.
+	 */
+	if (QUIESCE_LOAD(&tail->p) == node)
+		return NULL;
+	return _quiesce_wfcq_sync_next(node, blocking);
+}
+
+static inline struct quiesce_wfcq_node *_quiesce_wfcq_dequeue(struct quiesce_wfcq_head *head,
+							      struct quiesce_wfcq_tail *tail,
+							      int *state, bool blocking)
+{
+	struct quiesce_wfcq_node *node, *next, *expected;
+
+	if (state)
+		*state = 0;
+	node = _quiesce_wfcq_first(head, tail, blocking);
+	if (node == NULL || node == QUIESCE_WFCQ_WOULDBLOCK)
+		return node;
+	next = QUIESCE_LOAD_ACQUIRE(&node->next);	/* pairs as in _next() */
+	if (next == NULL) {
+		/*
+		 * node looks like the last one: empty the queue by moving
+		 * the tail back to the head, if no enqueuer swapped it past
+		 * node meanwhile.  The head's link is cleared first; the
+		 * compare-exchange's release orders that before the tail
+		 * change and pairs with the acquire of the exchange of the
+		 * next enqueuer, whose store into head->node.next must win.
+		 */
+		QUIESCE_STORE(&head->node.next, NULL);
+		expected = node;
+		if (__atomic_compare_exchange_n(&tail->p, &expected, &head->node, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			if (state)
+				*state |= QUIESCE_WFCQ_STATE_LAST;
+			return node;
+		}
+		/* An enqueuer came behind node: its link is on the way. */
+		next = _quiesce_wfcq_sync_next(node, blocking);
+		if (next == QUIESCE_WFCQ_WOULDBLOCK) {
+			/* Back as it was: node stays first. */
+			QUIESCE_STORE(&head->node.next, node);
+			return QUIESCE_WFCQ_WOULDBLOCK;
+		}
+	}
+	QUIESCE_STORE(&head->node.next, next);
+	return node;
+}
+
+/*
+ * Dequeues the first node; NULL if the queue is empty.  The nonblocking form
+ * returns QUIESCE_WFCQ_WOULDBLOCK rather than wait for an enqueuer's link.
+ * The _with_state forms also set *state to QUIESCE_WFCQ_STATE_LAST when
+ * the node was the last one (the queue became empty), 0 otherwise.
+ * Consumers serialized (see the rules above).
+ */
+static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_dequeue_blocking(struct quiesce_wfcq_head *head,
+									 struct quiesce_wfcq_tail *tail)
+{
+	return _quiesce_wfcq_dequeue(head, tail, NULL, true);
+}
+
+static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_dequeue_nonblocking(struct quiesce_wfcq_head *head,
+									    struct quiesce_wfcq_tail *tail)
+{
+	return _quiesce_wfcq_dequeue(head, tail, NULL, false);
+}
+
+static inline struct quiesce_wfcq_node *
+quiesce_wfcq_sc_dequeue_with_state_blocking(struct quiesce_wfcq_head *head,
+					    struct quiesce_wfcq_tail *tail, int *state)
+{
+	return _quiesce_wfcq_dequeue(head, tail, state, true);
+}
+
+static inline struct quiesce_wfcq_node *
+quiesce_wfcq_sc_dequeue_with_state_nonblocking(struct quiesce_wfcq_head *head,
+					       struct quiesce_wfcq_tail *tail, int *state)
+{
+	return _quiesce_wfcq_dequeue(head, tail, state, false);
+}
+
+static inline enum quiesce_wfcq_ret _quiesce_wfcq_splice(struct quiesce_wfcq_head *dest_head,
+							 struct quiesce_wfcq_tail *dest_tail,
+							 struct quiesce_wfcq_head *src_head,
+							 struct quiesce_wfcq_tail *src_tail,
+							 bool blocking)
+{
+	struct quiesce_wfcq_node *first, *last;
+
+	first = _quiesce_wfcq_first(src_head, src_tail, blocking);
+	if (first == NULL)
+		return QUIESCE_WFCQ_RET_SRC_EMPTY;
+	if (first == QUIESCE_WFCQ_WOULDBLOCK)
+		return QUIESCE_WFCQ_RET_WOULDBLOCK;
+	/*
+	 * Empty the source: its head's link first, then its tail.  The
+	 * exchange's release orders the two and pairs with the acquire of the
+	 * exchange of the next enqueuer on the source, whose link store into
+	 * src_head->node.next must come after our clearing.  Its acquire
+	 * pairs with the release of the exchange of the enqueuer of last, so
+	 * that last->next (NULL) is known cleared before we republish it.
+	 * Enqueuers that swapped the source's tail before us are in the chain
+	 * first..last, linked or about to be.
+	 */
+	QUIESCE_STORE(&src_head->node.next, NULL);
+	last = __atomic_exchange_n(&src_tail->p, &src_head->node, __ATOMIC_ACQ_REL);
+	return _quiesce_wfcq_append(dest_head, dest_tail, first, last) ?
+		QUIESCE_WFCQ_RET_DEST_NON_EMPTY : QUIESCE_WFCQ_RET_DEST_EMPTY;
+}
+
+/*
+ * Moves every node of src to the end of dest in O(1).  Consumer exclusion on
+ * src (serialized, see the rules above); dest may be enqueued to and
+ * dequeued from meanwhile.  The blocking form never returns
+ * QUIESCE_WFCQ_RET_WOULDBLOCK.
+ */
+static inline enum quiesce_wfcq_ret quiesce_wfcq_sc_splice_blocking(struct quiesce_wfcq_head *dest_head,
+								    struct quiesce_wfcq_tail *dest_tail,
+								    struct quiesce_wfcq_head *src_head,
+								    struct quiesce_wfcq_tail *src_tail)
+{
+	return _quiesce_wfcq_splice(dest_head, dest_tail, src_head, src_tail, true);
+}
+
+static inline enum quiesce_wfcq_ret quiesce_wfcq_sc_splice_nonblocking(struct quiesce_wfcq_head *dest_head,
+								       struct quiesce_wfcq_tail *dest_tail,
+								       struct quiesce_wfcq_head *src_head,
+								       struct quiesce_wfcq_tail *src_tail)
+{
+	return _quiesce_wfcq_splice(dest_head, dest_tail, src_head, src_tail, false);
+}
+
+/* Any consumer: the same, under the head's mutex (src's for a splice). */
+static inline struct quiesce_wfcq_node *quiesce_wfcq_dequeue_with_state_blocking(struct quiesce_wfcq_head *head,
+										 struct quiesce_wfcq_tail *tail,
+										 int *state)
+{
+	struct quiesce_wfcq_node *node;
+
+	quiesce_wfcq_dequeue_lock(head, tail);
+	node = _quiesce_wfcq_dequeue(head, tail, state, true);
+	quiesce_wfcq_dequeue_unlock(head, tail);
+	return node;
+}
+
+static inline struct quiesce_wfcq_node *quiesce_wfcq_dequeue_blocking(struct quiesce_wfcq_head *head,
+								      struct quiesce_wfcq_tail *tail)
+{
+	return quiesce_wfcq_dequeue_with_state_blocking(head, tail, NULL);
+}
+
+static inline enum quiesce_wfcq_ret quiesce_wfcq_splice_blocking(struct quiesce_wfcq_head *dest_head,
+								 struct quiesce_wfcq_tail *dest_tail,
+								 struct quiesce_wfcq_head *src_head,
+								 struct quiesce_wfcq_tail *src_tail)
+{
+	enum quiesce_wfcq_ret ret;
+
+	quiesce_wfcq_dequeue_lock(src_head, src_tail);
+	ret = quiesce_wfcq_sc_splice_blocking(dest_head, dest_tail, src_head, src_tail);
+	quiesce_wfcq_dequeue_unlock(src_head, src_tail);
+	return ret;
+}
+
+/*
+ * Iteration by the consumer that owns the queue (serialized, see the rules
+ * above): the first node, or the one after node; NULL at the end.  The nodes
+ * stay queued.  The nonblocking forms may return QUIESCE_WFCQ_WOULDBLOCK.
+ */
+static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_first_blocking(struct quiesce_wfcq_head *head,
+								       struct quiesce_wfcq_tail *tail)
+{
+	return _quiesce_wfcq_first(head, tail, true);
+}
+
+static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_first_nonblocking(struct quiesce_wfcq_head *head,
+									  struct quiesce_wfcq_tail *tail)
+{
+	return _quiesce_wfcq_first(head, tail, false);
+}
+
+static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_next_blocking(struct quiesce_wfcq_head *head,
+								      struct quiesce_wfcq_tail *tail,
+								      struct quiesce_wfcq_node *node)
+{
+	return _quiesce_wfcq_next(head, tail, node, true);
+}
+
+static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_next_nonblocking(struct quiesce_wfcq_head *head,
+									 struct quiesce_wfcq_tail *tail,
+									 struct quiesce_wfcq_node *node)
+{
+	return _quiesce_wfcq_next(head, tail, node, false);
+}
+
+/* Visits every node, leaving them queued. */
+#define quiesce_wfcq_sc_for_each_blocking(head, tail, node)			\
+	for ((node) = quiesce_wfcq_sc_first_blocking(head, tail); (node) != NULL; \
+	     (node) = quiesce_wfcq_sc_next_blocking(head, tail, node))
+
+/*
+ * The same, reading the next node before the body runs: the body may free
+ * node, or enqueue it elsewhere, once the whole queue has been taken out of
+ * the enqueuers' reach (spliced into a queue that only this consumer sees);
+ * quiesce_wfcq_sc_init() then empties that queue.
+ */
+#define quiesce_wfcq_sc_for_each_blocking_safe(head, tail, node, n)		\
+	for ((node) = quiesce_wfcq_sc_first_blocking(head, tail),		\
+	     (n) = (node) ? quiesce_wfcq_sc_next_blocking(head, tail, node) : NULL; \
+	     (node) != NULL;							\
+	     (node) = (n), (n) = (node) ? quiesce_wfcq_sc_next_blocking(head, tail, node) : NULL)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUIESCE_WFQUEUE_H */

@@ -1,0 +1,84 @@
+/*
+ * wfqueue.c - why the wait-free concurrent queue of quiesce/wfqueue.h is
+ * correct, and its deliberately broken test variant.  The code is inline in
+ * the header; the wait for a link is in link_wait.c.
+ *
+ * The queue is a singly linked list from a dummy node in the head to the
+ * node the tail points at.  It is the two-word queue of liburcu's cds_wfcq,
+ * itself a descendant of the queues of Mellor-Crummey (1987) and of
+ * Vyukov's intrusive MPSC queue: an enqueue swaps the tail to its node, then
+ * stores its node into the previous tail's next.  Between the two steps the
+ * list is cut: the consumer sees a node whose next is NULL although the tail
+ * is elsewhere, and waits (or says "would block").
+ *
+ * Invariants
+ * - Each node is some exchange's "last" at most once per enqueue, so each
+ *   prev->next is written by exactly one enqueuer (or splice), once.
+ * - The list from head->node, through links already stored, followed by the
+ *   links still to be stored (one per exchange that returned a prev and has
+ *   not linked yet), reaches the tail: the exchanges form a total order on
+ *   the tail, and each one's prev is the one before's last.
+ * - Only the consumer (serialized) writes head->node.next other than an
+ *   enqueuer whose prev is &head->node, and that enqueuer exists only once
+ *   the tail has been moved back to the head, after the consumer's store
+ *   (the release/acquire pair on the tail orders the two stores).
+ *
+ * Why nothing is lost or doubled
+ * - An enqueue claims its place with one atomic exchange, so concurrent
+ *   enqueues are ordered by the tail's modification order and none can be
+ *   overwritten.
+ * - A node's next is cleared before the node is published on the tail
+ *   (release), and the enqueuer that finds it as prev writes its link after
+ *   reading the tail (acquire): the link cannot be overwritten by the clear.
+ *   This is the ordering the busted variant below removes.
+ * - The consumer takes the last node only by moving the tail from that node
+ *   back to the head with a compare-exchange: it fails if an enqueuer has
+ *   swapped in behind the node, and then the node's link is on the way.
+ * - A splice takes the source's chain with one exchange of its tail; an
+ *   enqueuer either swapped before it (its node is in the chain, linked into
+ *   a node of the chain) or after it (its prev is the emptied head).  The
+ *   chain is then appended to the destination as one long enqueue.
+ *
+ * Why a node's contents are seen: every path to a node goes through a link
+ * stored with release after the node was written (the enqueuer's link, or
+ * the splicer's, which itself read the chain's first link with acquire) and
+ * loaded with acquire.  FIFO per enqueuer: its enqueues are sequenced, so
+ * its exchanges are in that order on the tail, and the list is in tail
+ * order.
+ */
+#include <sched.h>
+
+#include <quiesce/compiler.h>
+
+#define QUIESCE_TEST_WFCQ_HOOKS
+#include <quiesce/wfqueue.h>
+
+/*
+ * How long the busted enqueue leaves its node linked but not cleared: a
+ * spin, and a yield so that a one-CPU or serializing run (valgrind) also
+ * lets another thread into the window.
+ */
+#define BUSTED_WINDOW_SPINS 256
+
+bool quiesce_test_busted_wfcq;
+
+/*
+ * Busted: the node is published (exchanged into the tail and linked) before
+ * its next is cleared, as a missing release on the publication would allow,
+ * with the window widened.  A consumer that reaches the node meanwhile
+ * follows its stale next; an enqueuer that links behind it is overwritten
+ * and lost.  The stress test and the torture type must catch it.
+ */
+bool quiesce_test_wfcq_busted_enqueue(struct quiesce_wfcq_head *head,
+				      struct quiesce_wfcq_tail *tail,
+				      struct quiesce_wfcq_node *node)
+{
+	struct quiesce_wfcq_node *prev = __atomic_exchange_n(&tail->p, node, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&prev->next, node, __ATOMIC_RELAXED);
+	for (int i = 0; i < BUSTED_WINDOW_SPINS; i++)
+		quiesce_cpu_relax();
+	sched_yield();
+	QUIESCE_STORE(&node->next, NULL);
+	return prev != &head->node;
+}
