@@ -14,20 +14,17 @@
  * backend (mprotect off x86) says so, and its rows are left out.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <quiesce/compiler.h>
 #include <quiesce/rcu.h>
 
 #include "bench.h"
 #include "rcu_flavor.h"
+#include "sync_latency.h"
 
 #define EXP "backends"
 #define CHILD_ENV "QB_BACKENDS_CHILD"
@@ -37,68 +34,6 @@ extern char **environ;
 
 static const char *const backends[] = { "membarrier", "mprotect", "signal" };
 #define BACKENDS (sizeof(backends) / sizeof(backends[0]))
-
-struct busy_reader {
-	const struct qb_rcu_flavor *flavor;
-	atomic_bool *stop;
-	atomic_int *ready;
-};
-
-static void *busy_reader_thread(void *p)
-{
-	struct busy_reader *b = p;
-
-	b->flavor->register_thread();
-	atomic_fetch_add(b->ready, 1);
-	while (!atomic_load_explicit(b->stop, memory_order_relaxed)) {
-		b->flavor->read_lock();
-		for (int i = 0; i < 20; i++)
-			quiesce_compiler_barrier();
-		b->flavor->read_unlock();
-	}
-	b->flavor->unregister_thread();
-	return NULL;
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * One repetition: up to `calls` grace periods, fewer if the deadline comes
- * first (at least one).  Returns how many were timed; median and p99 in us.
- */
-static int measure(const struct qb_rcu_flavor *flavor, int readers, int calls,
-		   uint64_t deadline, double *median_us, double *p99_us)
-{
-	pthread_t threads[MAX_READERS];
-	atomic_bool stop = false;
-	atomic_int ready = 0;
-	struct busy_reader b = { flavor, &stop, &ready };
-	uint64_t lat[calls];
-	int n = 0;
-
-	for (int i = 0; i < readers; i++)
-		pthread_create(&threads[i], NULL, busy_reader_thread, &b);
-	while (atomic_load(&ready) < readers)
-		sched_yield();
-	while (n < calls && (n == 0 || qb_now_ns() < deadline)) {
-		uint64_t t0 = qb_now_ns();
-
-		flavor->synchronize();
-		lat[n++] = qb_now_ns() - t0;
-	}
-	atomic_store(&stop, true);
-	for (int i = 0; i < readers; i++)
-		pthread_join(threads[i], NULL);
-	qsort(lat, (size_t)n, sizeof(lat[0]), compare_u64);
-	*median_us = (double)lat[n / 2] / 1000.0;
-	*p99_us = (double)lat[(n * 99) / 100] / 1000.0;
-	return n;
-}
 
 static const struct qb_rcu_flavor *const kinds[] = { &qb_quiesce_rcu, &qb_quiesce_rcu_expedited };
 #define KINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -129,7 +64,7 @@ __attribute__((constructor)) static void backends_child(void)
 		for (int readers = 0; readers <= MAX_READERS; readers++) {
 			for (int r = 0; r < reps; r++, row++) {
 				double median, p99;
-				int n = measure(kinds[k], readers, calls,
+				int n = qb_sync_latency(kinds[k], readers, calls,
 						start + share * (uint64_t)(row + 1), &median, &p99);
 
 				printf("%zu %d %d %.3f %.3f\n", k, readers, n, median, p99);
@@ -268,7 +203,7 @@ static void run_urcu(const struct qb_options *opt, int calls, uint64_t deadline)
 		int fewest = calls;
 
 		for (int i = 0; i < reps; i++, row++) {
-			int n = measure(&qb_urcu_memb, r, calls, start + share * (uint64_t)(row + 1),
+			int n = qb_sync_latency(&qb_urcu_memb, r, calls, start + share * (uint64_t)(row + 1),
 					&medians[i], &p99s[i]);
 
 			if (n < fewest)

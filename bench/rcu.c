@@ -10,18 +10,15 @@
  *    how many grace periods quiesce ran per call (sharing).
  * Each part measures for its share of the experiment's time budget.
  */
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <quiesce/compiler.h>
 #include <quiesce/rcu.h>
 
 #include "bench.h"
 #include "rcu_flavor.h"
+#include "sync_latency.h"
 
 #define EXP "rcu"
 
@@ -39,7 +36,7 @@ static const struct qb_rcu_flavor *const sync_flavors[] = {
 #define LATENCY_SHARE 0.6
 #define SHARING_SHARE 0.3
 #define READ_SHARE 0.1
-/* At most this many latencies per repetition (the array lives on the heap). */
+/* At most this many latencies per repetition. */
 #define MAX_CALLS 100000
 
 static void missing_urcu(void)
@@ -91,72 +88,6 @@ static void read_pairs(const struct qb_options *opt)
 #endif
 }
 
-struct busy_reader {
-	const struct qb_rcu_flavor *flavor;
-	atomic_bool *stop;
-	atomic_int *ready;
-};
-
-static void *busy_reader_thread(void *p)
-{
-	struct busy_reader *b = p;
-
-	b->flavor->register_thread();
-	atomic_fetch_add(b->ready, 1);
-	while (!atomic_load_explicit(b->stop, memory_order_relaxed)) {
-		b->flavor->read_lock();
-		for (int i = 0; i < 20; i++)
-			quiesce_compiler_barrier();
-		b->flavor->read_unlock();
-	}
-	b->flavor->unregister_thread();
-	return NULL;
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * One repetition: median and p99 of the synchronize latencies measured
- * until the deadline (at least one call), in us; returns how many calls.
- */
-static int measure_latency(const struct qb_rcu_flavor *flavor, int readers, uint64_t deadline,
-			   double *median_us, double *p99_us)
-{
-	pthread_t threads[readers > 0 ? readers : 1];
-	atomic_bool stop = false;
-	atomic_int ready = 0;
-	struct busy_reader b = { flavor, &stop, &ready };
-	uint64_t *lat = malloc(sizeof(*lat) * MAX_CALLS);
-	int calls = 0;
-
-	rcu_set_normal(flavor->rcu_normal);
-	for (int i = 0; i < readers; i++)
-		pthread_create(&threads[i], NULL, busy_reader_thread, &b);
-	/* The readers are registered, and so are waited for, once ready. */
-	while (atomic_load(&ready) < readers)
-		sched_yield();
-	do {
-		uint64_t t0 = qb_now_ns();
-
-		flavor->synchronize();
-		lat[calls++] = qb_now_ns() - t0;
-	} while (calls < MAX_CALLS && qb_now_ns() < deadline);
-	atomic_store(&stop, true);
-	for (int i = 0; i < readers; i++)
-		pthread_join(threads[i], NULL);
-	rcu_set_normal(false);
-	qsort(lat, (size_t)calls, sizeof(lat[0]), compare_u64);
-	*median_us = (double)lat[calls / 2] / 1000.0;
-	*p99_us = (double)lat[(calls * 99) / 100] / 1000.0;
-	free(lat);
-	return calls;
-}
-
 static void sync_latency(const struct qb_options *opt)
 {
 	const int cells = 3 * (int)SYNC_FLAVORS * opt->repetitions;
@@ -177,7 +108,7 @@ static void sync_latency(const struct qb_options *opt)
 
 			qb_progress("rcu: latency, %d readers, %s", readers, flavor->name);
 			for (int r = 0; r < opt->repetitions; r++)
-				calls += measure_latency(flavor, readers,
+				calls += qb_sync_latency(flavor, readers, MAX_CALLS,
 					qb_deadline(opt, start, LATENCY_SHARE * ++cell / cells),
 					&medians[r], &p99s[r]);
 			median = qb_record(EXP, flavor->name, median_metric, "us", medians,
