@@ -124,9 +124,10 @@ static inline void quiesce_rcu_read_unlock(void)
 		 */
 		QUIESCE_STORE_RELEASE(&self->ctr, 0UL);
 		/*
-		 * A sleeping grace period set writer_sleeping before its last
-		 * scan.  If this load misses that store, the scan saw our
-		 * exit, or its timed sleep ends and rescans.
+		 * A sleeping grace period set writer_sleeping, then issued its
+		 * heavy barrier, then rescanned: either that rescan sees the
+		 * store above, or this load sees the flag (the barrier stands
+		 * in for the fence we do not execute; src/rcu/gp_engine.c).
 		 */
 		if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_rcu_gp_word.writer_sleeping)))
 			quiesce_rcu_wake_grace_period();
