@@ -23,6 +23,19 @@
 #define QUIESCE_NORETURN __attribute__((noreturn))
 #define QUIESCE_COLD __attribute__((cold, noinline))
 
+/*
+ * QUIESCE_TSAN: a ThreadSanitizer build, which does not model standalone
+ * fences or address dependencies; the few places that rely on them use an
+ * ordered access there instead, and say so.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define QUIESCE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define QUIESCE_TSAN 1
+#endif
+#endif
+
 /* Keeps the compiler from moving memory accesses across this point. */
 #define quiesce_compiler_barrier() __asm__ __volatile__("" ::: "memory")
 

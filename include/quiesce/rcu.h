@@ -147,14 +147,6 @@ static inline bool quiesce_rcu_read_ongoing(void)
  * READ_ONCE() does; under ThreadSanitizer, which cannot see dependencies,
  * it is an acquire load.
  */
-#if defined(__SANITIZE_THREAD__)
-#define QUIESCE_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define QUIESCE_TSAN 1
-#endif
-#endif
-
 #ifdef QUIESCE_TSAN
 #define quiesce_rcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
 #else

@@ -126,9 +126,14 @@ static inline bool quiesce_ref_put(struct quiesce_ref *ref, void (*release)(stru
 	/*
 	 * Release: this holder's accesses to the object before the
 	 * decrement; pairs with the acquire fence of the thread that drops
-	 * the last reference, below.
+	 * the last reference, below.  ThreadSanitizer cannot see that fence,
+	 * so there the decrement itself acquires as well.
 	 */
+#ifdef QUIESCE_TSAN
+	long old = __atomic_fetch_sub(&ref->refcount, 1, __ATOMIC_ACQ_REL);
+#else
 	long old = __atomic_fetch_sub(&ref->refcount, 1, __ATOMIC_RELEASE);
+#endif
 
 	if (QUIESCE_LIKELY(old > 1))
 		return false;
