@@ -182,7 +182,18 @@ static void *freezer_thread(void *arg)
 		atomic_store(&frozen_flag, 0);
 		CHECK(freezer_thaw(&fz) == 0, "thaw");
 		atomic_fetch_add_explicit(&freezes, 1, memory_order_relaxed);
-		check_sleep_us(rand_r(&seed) % 800);
+		/*
+		 * Half the time, wait until level 0's gate has reopened, so
+		 * that the next freeze closes it: the closing is what a busted
+		 * control gets wrong, and the reopening comes a millisecond or
+		 * more after the thaw.
+		 */
+		if (rand_r(&seed) % 2)
+			while (!quiesce_rcu_sync_is_idle(&fz.level[0].rss) &&
+			       !atomic_load_explicit(&stop_freezer, memory_order_relaxed))
+				check_sleep_us(100);
+		else
+			check_sleep_us(rand_r(&seed) % 800);
 	}
 	return NULL;
 }

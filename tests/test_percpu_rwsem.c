@@ -182,8 +182,19 @@ static void *stress_writer(void *arg)
 		atomic_fetch_sub(&x->writers, 1);
 		percpu_up_write(&x->sem);
 		atomic_fetch_add_explicit(&writes, 1, memory_order_relaxed);
-		/* Now and then, leave the gates time to reopen (fast readers). */
-		check_sleep_us(rand_r(&seed) % 800);
+		/*
+		 * Half the time, wait until the gate has reopened (readers on
+		 * their fast path again), so that the next write closes it:
+		 * the closing is what a busted control gets wrong, and the
+		 * callback that reopens the gate comes a millisecond or more
+		 * after the last writer, longer than the pause below.
+		 */
+		if (rand_r(&seed) % 2)
+			while (!quiesce_rcu_sync_is_idle(&x->sem.rss) &&
+			       !atomic_load_explicit(&stop_writers, memory_order_relaxed))
+				check_sleep_us(100);
+		else
+			check_sleep_us(rand_r(&seed) % 800);
 	}
 	return NULL;
 }
