@@ -35,6 +35,12 @@ static void destroy(void *table)
 	rcuhash_destroy(table, free_node, NULL);
 }
 
+/* Removed elements and retired bucket arrays wait in call_rcu: a barrier frees them. */
+static void settle(void *table)
+{
+	rcu_barrier();
+}
+
 static bool insert(void *table, uint64_t key)
 {
 	struct elem *e = malloc(sizeof(*e));
@@ -76,6 +82,7 @@ const struct qb_hash_table qb_hash_quiesce = {
 	.link_bytes = sizeof(struct rcuhash_node),
 	.create = create,
 	.destroy = destroy,
+	.settle = settle,
 	.insert = insert,
 	.remove = remove_key,
 	.lookups = lookups,

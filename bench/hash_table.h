@@ -22,8 +22,13 @@ struct qb_hash_table {
 	void *(*create)(size_t presize);
 	/* Removes and frees every element, then the table. */
 	void (*destroy)(void *table);
-	/* After the build, before lookups are timed: lets a background
-	 * resize finish (NULL: the table has none). */
+	/*
+	 * Before a row or a repetition is timed: waits out the work the
+	 * table's earlier updates left in the background (a resize that runs
+	 * from callbacks, elements queued for freeing after a grace period),
+	 * so that no measurement pays for another's.  NULL: the table leaves
+	 * none.
+	 */
 	void (*settle)(void *table);
 	bool (*insert)(void *table, uint64_t key);
 	bool (*remove)(void *table, uint64_t key);

@@ -13,7 +13,9 @@
  *            its link inside each element plus the heap beyond the
  *            elements' malloc() chunks (buckets, dummy nodes, slots).
  *   mix      90/10 and 50/50 lookup/update mixes from 2 threads at 64K
- *            keys (updates: insert or remove of a key in twice the range).
+ *            keys (updates: insert or remove of a key in twice the range);
+ *            each repetition starts once the callbacks queued before it
+ *            have run (settle()), so that none pays another's backlog.
  *   resize   one writer grows the table from empty to 1M keys (256K with
  *            --quick) and removes them all again while one reader looks
  *            keys up: its worst and 5th-percentile 10 ms windows against its

@@ -73,13 +73,19 @@ void qb_rcuhash_run_mix(const struct qb_options *opt, uint64_t deadline)
 				qb_rcuhash_tables[ti]->insert(table[ti], qb_rcuhash_key(i * 2));
 		}
 		ns = qb_rcuhash_share_ns(deadline, (uint64_t)((2 - (int)p) * reps * runs), 20000000);
-		/* Tables in turn, repetition by repetition, as the lookup rows. */
+		/*
+		 * Tables in turn, repetition by repetition, as the lookup rows;
+		 * each repetition starts with the callbacks of the ones before
+		 * it run, so that none inherits another's backlog.
+		 */
 		for (int k = 0; k < reps; k++)
 			for (size_t ti = 0; ti < qb_rcuhash_ntables; ti++) {
 				struct mixer m[2];
 
 				if (qb_rcuhash_tables[ti]->single_writer)
 					continue;
+				if (qb_rcuhash_tables[ti]->settle)
+					qb_rcuhash_tables[ti]->settle(table[ti]);
 				for (int i = 0; i < 2; i++)
 					m[i] = (struct mixer){ .t = qb_rcuhash_tables[ti], .table = table[ti],
 							       .update_pct = pcts[p],
