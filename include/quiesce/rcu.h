@@ -124,12 +124,19 @@ static inline void quiesce_rcu_read_unlock(void)
 		 */
 		QUIESCE_STORE_RELEASE(&self->ctr, 0UL);
 		/*
-		 * A sleeping grace period set writer_sleeping, then issued its
-		 * heavy barrier, then rescanned: either that rescan sees the
-		 * store above, or this load sees the flag (the barrier stands
-		 * in for the fence we do not execute; src/rcu/gp_engine.c).
+		 * A sleeping grace period flipped the phase and set
+		 * writer_sleeping, then issued its heavy barrier, then
+		 * rescanned.  If our store above precedes our barrier point,
+		 * the rescan sees it; if not, these loads follow that point
+		 * and see both of its stores (the barrier stands in for the
+		 * fence we do not execute; src/rcu/gp_engine.c).  Only a
+		 * reader that entered before the flip holds the grace period
+		 * up, so only such a reader wakes it: wakes from the others
+		 * would send it back to its barrier and rescan for nothing,
+		 * over and over while the reader it waits for is preempted.
 		 */
-		if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_rcu_gp_word.writer_sleeping)))
+		if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_rcu_gp_word.writer_sleeping)) &&
+		    ((ctr ^ QUIESCE_LOAD(&quiesce_rcu_gp_word.ctr)) & ~QUIESCE_RCU_NEST_MASK))
 			quiesce_rcu_wake_grace_period();
 	} else {
 		QUIESCE_STORE(&self->ctr, ctr - 1);

@@ -169,11 +169,13 @@ static void report_stalls(unsigned long phase, uint64_t waited_ns)
 /*
  * Sleeps until a reader leaves or the deadline passes.  The store-buffer
  * pattern: we store writer_sleeping, then rescan; rcu_read_unlock() stores
- * its counter, then loads writer_sleeping.  The reader has no fence between
- * the two, so the heavy barrier stands in for it: a reader that passed its
- * barrier point P before its counter store has that store visible to the
- * rescan; one that stores after P loads writer_sleeping after P too, and
- * sees it set.  Either the rescan sees the exit or the reader wakes us.
+ * its counter, then loads writer_sleeping (and the phase word).  The
+ * reader has no fence between the two, so the heavy barrier stands in for
+ * it: a reader that passed its barrier point P before its counter store
+ * has that store visible to the rescan; one that stores after P loads
+ * writer_sleeping and the phase after P too, sees the flag set and the
+ * phase flipped past its own, and wakes us.  Readers that entered with the
+ * new phase do not hold us up and do not wake us.
  */
 static void sleep_until_readers_leave(unsigned long phase, uint64_t deadline_ns)
 {
