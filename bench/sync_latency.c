@@ -48,7 +48,7 @@ int qb_sync_latency(const struct qb_rcu_flavor *flavor, int readers, int max_cal
 	atomic_int ready = 0;
 	struct busy_reader b = { flavor, &stop, &ready };
 	uint64_t *lat = malloc(sizeof(*lat) * (size_t)max_calls);
-	int calls = 0;
+	int batch = readers ? 1 : QB_SYNC_NO_READER_BATCH, calls = 0;
 
 	rcu_set_normal(flavor->rcu_normal);
 	for (int i = 0; i < readers; i++)
@@ -59,16 +59,18 @@ int qb_sync_latency(const struct qb_rcu_flavor *flavor, int readers, int max_cal
 	do {
 		uint64_t t0 = qb_now_ns();
 
-		flavor->synchronize();
-		lat[calls++] = qb_now_ns() - t0;
+		for (int i = 0; i < batch; i++)
+			flavor->synchronize();
+		/* In tenths of a nanosecond per call, rounded. */
+		lat[calls++] = ((qb_now_ns() - t0) * 10 + (uint64_t)batch / 2) / (uint64_t)batch;
 	} while (calls < max_calls && qb_now_ns() < deadline);
 	atomic_store(&stop, true);
 	for (int i = 0; i < readers; i++)
 		pthread_join(threads[i], NULL);
 	rcu_set_normal(false);
 	qsort(lat, (size_t)calls, sizeof(lat[0]), compare_u64);
-	*median_us = (double)lat[calls / 2] / 1000.0;
-	*p99_us = (double)lat[(calls * 99) / 100] / 1000.0;
+	*median_us = (double)lat[calls / 2] / 10000.0;
+	*p99_us = (double)lat[(calls * 99) / 100] / 10000.0;
 	free(lat);
-	return calls;
+	return calls * batch;
 }

@@ -15,8 +15,12 @@
  * leave read-side sections back to back, then times up to max_calls
  * synchronize calls (at least one) until the deadline, under rcu_normal if
  * the flavor asks for it.  Returns how many calls were timed; their median
- * and p99 in microseconds.
+ * and p99 in microseconds.  With no reader a call takes tens of
+ * nanoseconds, a few ticks of the clock: each sample is then the mean of
+ * QB_SYNC_NO_READER_BATCH calls timed together.
  */
+#define QB_SYNC_NO_READER_BATCH 64
+
 int qb_sync_latency(const struct qb_rcu_flavor *flavor, int readers, int max_calls,
 		    uint64_t deadline, double *median_us, double *p99_us);
 

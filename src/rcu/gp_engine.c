@@ -234,7 +234,9 @@ static bool no_other_reader(void)
 	/*
 	 * Sequentially consistent, after the store that started the grace
 	 * period: pairs with the fence in snapshot() and with the one after
-	 * a newcomer's count store in registration.
+	 * a newcomer's count store in registration.  Its acquire also pairs
+	 * with the release of the count store of a thread that unregistered:
+	 * that thread's last section happens before this grace period ends.
 	 */
 	unsigned long n = __atomic_load_n(&quiesce_registry_count, __ATOMIC_SEQ_CST);
 

@@ -48,7 +48,13 @@ static void unregister_self(void)
 	pthread_mutex_lock(&quiesce_registry_lock);
 	self_entry.prev->next = self_entry.next;
 	self_entry.next->prev = self_entry.prev;
-	QUIESCE_STORE(&quiesce_registry_count, quiesce_registry_count - 1);
+	/*
+	 * Release: this thread's sections happen before a grace period that
+	 * reads the count without it and takes the no-reader shortcut
+	 * (gp_engine.c).  Every count store is made under the lock, so the
+	 * latest one is ordered after all earlier ones.
+	 */
+	QUIESCE_STORE_RELEASE(&quiesce_registry_count, quiesce_registry_count - 1);
 	pthread_mutex_unlock(&quiesce_registry_lock);
 	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, QUIESCE_RCU_UNREGISTERED);
 }
@@ -97,7 +103,7 @@ void quiesce_rcu_register_thread(void)
 	self_entry.prev = quiesce_registry_head.prev;
 	quiesce_registry_head.prev->next = &self_entry;
 	quiesce_registry_head.prev = &self_entry;
-	QUIESCE_STORE(&quiesce_registry_count, quiesce_registry_count + 1);
+	QUIESCE_STORE_RELEASE(&quiesce_registry_count, quiesce_registry_count + 1);
 	pthread_mutex_unlock(&quiesce_registry_lock);
 	/*
 	 * Orders the count store before the loads of this thread's first
