@@ -38,13 +38,16 @@
  * first rcu_read_lock() registers it.  The look at the registry count
  * comes after the sequence number shows the grace period started, so it
  * follows every unlink that a cookie it satisfies covers: the updater
- * unlinked, fenced and then read the count still even (snapshot()), the
- * grace period stored it odd, fenced and then read the registry count.  A
- * thread that registers meanwhile stores the count, fences
- * (quiesce_rcu_register_thread()), then makes its section's loads: the
- * store-buffer pattern, twice.  Either the grace period sees the newcomer
- * and waits for it, or the newcomer's fence follows the grace period's,
- * which follows the updater's, and its section sees the unlink.
+ * unlinked, fenced and then read the count still even (snapshot()); the
+ * grace period stored it odd and then read the registry count, both
+ * sequentially consistent.  A thread that registers meanwhile stores the
+ * count, fences (quiesce_rcu_register_thread()), then makes its section's
+ * loads: the store-buffer pattern, twice.  Either the grace period sees
+ * the newcomer and waits for it, or the newcomer's fence follows the grace
+ * period's accesses, which follow the updater's fence, and its section
+ * sees the unlink.  A thread that unregistered stored the count with
+ * release after its last section, so that section happens before the
+ * grace period that reads the count.
  *
  * Normal and expedited.  Both issue the same barrier: membarrier
  * (PRIVATE_EXPEDITED), which interrupts only the CPUs that run a thread of
@@ -72,7 +75,6 @@
 #include "rcu/gp_engine.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <string.h>
 
 #include "rcu/call_rcu.h"
