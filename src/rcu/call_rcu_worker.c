@@ -329,6 +329,20 @@ void quiesce_cb_wake_worker(void)
 	pthread_mutex_unlock(&start_lock);
 }
 
+/*
+ * For a caller that has just stored what it waits for: the worker runs its
+ * next harvest now, whether it was asleep, absent or letting callbacks
+ * gather.
+ */
+static void wake_or_hurry_worker(void)
+{
+	if (__atomic_load_n(&quiesce_cb_worker_state, __ATOMIC_SEQ_CST) !=
+	    QUIESCE_CB_WORKER_RUNNING)
+		quiesce_cb_wake_worker();
+	else
+		quiesce_cb_hurry_worker();
+}
+
 static void forbid(const char *call)
 {
 	if (quiesce_rcu_read_ongoing())
@@ -356,11 +370,7 @@ static bool wait_for_harvest(uint64_t deadline_ns)
 	waiters++;
 	pthread_mutex_unlock(&cb_lock);
 
-	if (__atomic_load_n(&quiesce_cb_worker_state, __ATOMIC_SEQ_CST) !=
-	    QUIESCE_CB_WORKER_RUNNING)
-		quiesce_cb_wake_worker();
-	else
-		quiesce_cb_hurry_worker();
+	wake_or_hurry_worker();
 
 	pthread_mutex_lock(&cb_lock);
 	/* Woken by publish_progress(), or by the deadline. */
@@ -408,14 +418,13 @@ void quiesce_cb_throttle(void)
 	__atomic_fetch_add(&stats.throttled, 1, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&cb_lock);
 	waiters++;
-	/* Relaxed atomic: should_expedite() reads it without the lock. */
-	__atomic_fetch_add(&throttled_waiters, 1, __ATOMIC_RELAXED);
+	/*
+	 * Atomic: should_expedite() reads it without the lock.  Sequentially
+	 * consistent, before the hurry: see gather_callbacks().
+	 */
+	__atomic_fetch_add(&throttled_waiters, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&cb_lock);
-	if (__atomic_load_n(&quiesce_cb_worker_state, __ATOMIC_SEQ_CST) !=
-	    QUIESCE_CB_WORKER_RUNNING)
-		quiesce_cb_wake_worker();
-	else
-		quiesce_cb_hurry_worker();
+	wake_or_hurry_worker();
 
 	pthread_mutex_lock(&cb_lock);
 	/*
