@@ -279,9 +279,9 @@ static void *worker_main(void *unused)
 			gather_callbacks();
 		if (should_expedite()) {
 			__atomic_fetch_add(&stats.expedited, 1, __ATOMIC_RELAXED);
-			quiesce_gp_wait_for(batches[0].cookie, true);
+			quiesce_gp_wait_for(&quiesce_rcu_domain, batches[0].cookie, true);
 		} else {
-			quiesce_gp_wait_for(batches[0].cookie, false);
+			quiesce_gp_wait_for(&quiesce_rcu_domain, batches[0].cookie, false);
 		}
 	}
 	return NULL;

@@ -1,53 +1,18 @@
 /*
- * gp_engine.c - grace periods: one heavy barrier, one phase flip, one scan.
+ * gp_engine.c - grace periods for every domain: counted, shared, waited for.
  *
- * Readers (include/quiesce/rcu.h) copy the global phase word into their own
- * counter on the outermost rcu_read_lock(), behind only a compiler barrier,
- * and store 0 with release semantics on the outermost rcu_read_unlock().
- * A grace period, after its caller has unlinked an object:
+ * A domain (gp_engine.h) says how its grace period starts and which readers
+ * hold it; this file does the rest, the same way for each.  The argument
+ * that a domain's readers are safe is the domain's own (rcu_domain.c for
+ * the default one).
  *
- *   1. quiesce_gp_barrier(): every reader thread executes the equivalent of
- *      a full fence at some point P in its program order during the call.
- *   2. Flips the phase word to a new value NEW.
- *   3. Scans the registry until no reader is inside a critical section that
- *      it entered with an older phase.
- *
- * Why that suffices, for a reader R and an object unlinked before step 1:
- *
- *  - R's counter store came before P in program order.  Then it is
- *    visible by the end of step 1, so the scan sees R inside (unless R has
- *    already left, see below) and waits for it, unless R stored NEW.  R can
- *    only have loaded NEW after step 2, which follows P, so that load is
- *    after P in program order, and so are the section's loads: they see the
- *    unlink.
- *  - R's counter store came after P.  Then so do the section's loads (they
- *    follow the store in program order, and P is a full fence), and they
- *    see the unlink, whatever the scan saw.
- *  - The scan sees R leave (counter 0 or NEW) through an acquire load that
- *    reads R's release store in rcu_read_unlock(): every load R made in the
- *    section happened before the grace period ends, and so before the
- *    caller frees the object.  No second barrier is needed after the scan;
- *    liburcu's memb flavor issues one there, we do not.
- *
- * The phase only ensures progress: a reader that leaves and re-enters picks
- * up NEW and no longer holds the grace period.
- *
- * No reader, no barrier.  When no thread but the caller is registered, a
- * grace period skips all three steps: the caller is outside any section
- * (checked), and an unregistered thread cannot be inside one, since its
- * first rcu_read_lock() registers it.  The look at the registry count
- * comes after the sequence number shows the grace period started, so it
- * follows every unlink that a cookie it satisfies covers: the updater
- * unlinked, fenced and then read the count still even (snapshot()); the
- * grace period stored it odd and then read the registry count, both
- * sequentially consistent.  A thread that registers meanwhile stores the
- * count, fences (quiesce_rcu_register_thread()), then makes its section's
- * loads: the store-buffer pattern, twice.  Either the grace period sees
- * the newcomer and waits for it, or the newcomer's fence follows the grace
- * period's accesses, which follow the updater's fence, and its section
- * sees the unlink.  A thread that unregistered stored the count with
- * release after its last section, so that section happens before the
- * grace period that reads the count.
+ * One grace period (run_one_grace_period(), under gp_lock):
+ *   1. The sequence number goes odd.
+ *   2. If the domain says no reader can exist, it ends here.
+ *   3. The heavy barrier, if the domain's readers need it (barrier_first).
+ *   4. The domain's start(): its phase flip.
+ *   5. wait_for_readers(): until the domain's blocking() counts none.
+ *   6. The sequence number goes even, with release.
  *
  * Normal and expedited.  Both issue the same barrier: membarrier
  * (PRIVATE_EXPEDITED), which interrupts only the CPUs that run a thread of
@@ -56,14 +21,15 @@
  * GLOBAL: milliseconds on a kernel with rcu_expedited = 0, the default of
  * most distributions).  GLOBAL, which interrupts no CPU, is for those who
  * ask for it with rcu_normal (QUIESCE_RCU_NORMAL=1, rcu_set_normal()),
- * and then serves every grace period.  What differs is the wait for
- * readers: a normal grace period polls for NORMAL_SPIN_NS, then sleeps
- * until the last reader leaves, leaving the CPU to the readers it waits
- * for (one of them may be preempted inside its section, and a waiter that
- * spins on a busy machine only delays it); an expedited one polls for
- * EXPEDITED_SPIN_NS first.  Either sleeps after a second barrier, which
- * makes the last reader's exit and its look at writer_sleeping meet (see
- * sleep_until_readers_leave()), so a sleep never waits for a timer.
+ * and then serves every grace period of every domain.  What differs is the
+ * wait for readers: a normal grace period polls for NORMAL_SPIN_NS, then
+ * sleeps until the last reader leaves, leaving the CPU to the readers it
+ * waits for (one of them may be preempted inside its section, and a waiter
+ * that spins on a busy machine only delays it); an expedited one polls for
+ * EXPEDITED_SPIN_NS first.  Either sleeps after a second barrier (unless
+ * the domain's readers fence), which makes the last reader's exit and its
+ * look at writer_sleeping meet (see sleep_until_readers_leave()), so a
+ * sleep never waits for a timer.
  *
  * Sharing: grace periods are counted by a sequence number (gp_seq.h).  A
  * caller takes a snapshot and returns when the count passes it.  One caller
@@ -71,40 +37,29 @@
  * gp_ended and are all woken when the holder lets go, so every caller that
  * arrived while one grace period ran is released by the next one, and they
  * come back together to share the one after.
+ *
+ * fork(): every domain that ever ran a grace period is on a list; the child
+ * remakes their locks.  A grace period that ran in the parent has no thread
+ * in the child: its count stays odd, and the child's first grace period
+ * finishes it properly (run_one_grace_period()).
  */
 #include "rcu/gp_engine.h"
 
-#include <pthread.h>
 #include <string.h>
 
-#include "rcu/call_rcu.h"
 #include "common/diag.h"
 #include "common/futex.h"
 #include "rcu/gp_barrier.h"
 #include "rcu/gp_seq.h"
-#include "rcu/registry.h"
 #include "rcu/stall.h"
-
-QUIESCE_CACHELINE_ALIGNED struct quiesce_rcu_gp_word quiesce_rcu_gp_word = {
-	.ctr = 1,	/* phase 0, nesting depth 1 */
-};
 
 bool quiesce_test_busted_gp;
 
-static pthread_mutex_t gp_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long gp_seq;		/* written under gp_lock */
-static int gp_ended;			/* futex: bumped each time gp_lock is let go */
-static int gp_ended_waiters;		/* callers asleep (or about to be) on gp_ended */
 static bool knob_normal, knob_expedited;
 
-/*
- * Counters: the grace periods' are written by the holder of gp_lock only,
- * so a relaxed store of the next value does; the calls' are shared.
- */
-static struct {
-	uint64_t gp_normal, gp_expedited, gp_skipped;
-	uint64_t sync_calls;
-} stats;
+/* The domains that ever ran a grace period (see fork() at the top). */
+static pthread_mutex_t domains_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct quiesce_gp_domain *domains;
 
 #define COUNT_UNDER_GP_LOCK(counter) QUIESCE_STORE(&(counter), (counter) + 1)
 
@@ -114,53 +69,56 @@ static struct {
 #define NORMAL_SPIN_NS 10000u
 #define EXPEDITED_SPIN_NS 50000u
 
-unsigned long quiesce_gp_seq_current(void)
+void quiesce_gp_domain_init(struct quiesce_gp_domain *d, const struct quiesce_gp_domain_ops *ops,
+			    int *writer_sleeping)
+{
+	memset(d, 0, sizeof(*d));
+	d->ops = ops;
+	d->writer_sleeping = writer_sleeping;
+	pthread_mutex_init(&d->gp_lock, NULL);
+}
+
+static void list_domain(struct quiesce_gp_domain *d)
+{
+	pthread_mutex_lock(&domains_lock);
+	if (!d->listed) {
+		d->next_listed = domains;
+		domains = d;
+		QUIESCE_STORE(&d->listed, true);
+	}
+	pthread_mutex_unlock(&domains_lock);
+}
+
+void quiesce_gp_domain_destroy(struct quiesce_gp_domain *d)
+{
+	pthread_mutex_lock(&domains_lock);
+	for (struct quiesce_gp_domain **p = &domains; *p; p = &(*p)->next_listed) {
+		if (*p == d) {
+			*p = d->next_listed;
+			break;
+		}
+	}
+	QUIESCE_STORE(&d->listed, false);
+	pthread_mutex_unlock(&domains_lock);
+	pthread_mutex_destroy(&d->gp_lock);
+}
+
+unsigned long quiesce_gp_seq_current(struct quiesce_gp_domain *d)
 {
 	/* Acquire: pairs with the release that ends a grace period. */
-	return QUIESCE_LOAD_ACQUIRE(&gp_seq);
+	return QUIESCE_LOAD_ACQUIRE(&d->gp_seq);
 }
 
-static bool reader_blocks(unsigned long ctr, unsigned long phase)
+static unsigned count_blocking_readers(struct quiesce_gp_domain *d)
 {
-	return (ctr & QUIESCE_RCU_NEST_MASK) && ((ctr ^ phase) & ~QUIESCE_RCU_NEST_MASK);
+	return d->ops->blocking(d, NULL, NULL, 0);
 }
 
-/*
- * Counts the readers still inside a section entered before the flip to
- * phase; copies up to `cap` of them into `stalled` for a stall report.
- */
-static unsigned scan_readers(unsigned long phase, struct quiesce_rcu_stall *stalled,
-			     char names[][16], unsigned cap)
-{
-	unsigned blocking = 0;
-
-	pthread_mutex_lock(&quiesce_registry_lock);
-	quiesce_registry_for_each(e) {
-		/* Acquire: pairs with the release store in rcu_read_unlock(). */
-		if (!reader_blocks(QUIESCE_LOAD_ACQUIRE(&e->reader->ctr), phase))
-			continue;
-		if (blocking < cap) {
-			stalled[blocking].tid = e->tid;
-			if (pthread_getname_np(e->thread, names[blocking], 16))
-				strcpy(names[blocking], "?");
-			stalled[blocking].thread_name = names[blocking];
-		}
-		blocking++;
-	}
-	pthread_mutex_unlock(&quiesce_registry_lock);
-	return blocking;
-}
-
-static unsigned count_blocking_readers(unsigned long phase)
-{
-	return scan_readers(phase, NULL, NULL, 0);
-}
-
-static void report_stalls(unsigned long phase, uint64_t waited_ns)
+static void report_stalls(struct quiesce_gp_domain *d, uint64_t waited_ns)
 {
 	struct quiesce_rcu_stall stalled[STALL_REPORT_MAX];
 	char names[STALL_REPORT_MAX][16];
-	unsigned n = scan_readers(phase, stalled, names, STALL_REPORT_MAX);
+	unsigned n = d->ops->blocking(d, stalled, names, STALL_REPORT_MAX);
 
 	for (unsigned i = 0; i < n && i < STALL_REPORT_MAX; i++) {
 		stalled[i].waited_ms = waited_ns / 1000000u;
@@ -170,42 +128,44 @@ static void report_stalls(unsigned long phase, uint64_t waited_ns)
 
 /*
  * Sleeps until a reader leaves or the deadline passes.  The store-buffer
- * pattern: we store writer_sleeping, then rescan; rcu_read_unlock() stores
- * its counter, then loads writer_sleeping (and the phase word).  The
- * reader has no fence between the two, so the heavy barrier stands in for
- * it: a reader that passed its barrier point P before its counter store
- * has that store visible to the rescan; one that stores after P loads
+ * pattern: we store writer_sleeping, then rescan; a leaving reader stores
+ * its exit, then loads writer_sleeping (and the domain's phase).  A reader
+ * without a fence between the two has the heavy barrier stand in for it:
+ * a reader that passed its barrier point P before its exit store has that
+ * store visible to the rescan; one that stores after P loads
  * writer_sleeping and the phase after P too, sees the flag set and the
  * phase flipped past its own, and wakes us.  Readers that entered with the
  * new phase do not hold us up and do not wake us.
  */
-static void sleep_until_readers_leave(unsigned long phase, uint64_t deadline_ns)
+static void sleep_until_readers_leave(struct quiesce_gp_domain *d, uint64_t deadline_ns)
 {
 	uint64_t now;
 
-	QUIESCE_STORE(&quiesce_rcu_gp_word.writer_sleeping, 1);
-	quiesce_gp_barrier(!QUIESCE_LOAD(&knob_normal));
+	QUIESCE_STORE(d->writer_sleeping, 1);
+	if (d->ops->readers_fence)
+		quiesce_fence_store_load();	/* pairs with the readers' fence on exit */
+	else
+		quiesce_gp_barrier(!QUIESCE_LOAD(&knob_normal));
 	now = quiesce_now_ns();
-	/* Woken by quiesce_rcu_wake_grace_period(), from the last reader out. */
-	if (count_blocking_readers(phase) && now < deadline_ns)
-		quiesce_futex_wait(&quiesce_rcu_gp_word.writer_sleeping, 1, deadline_ns - now);
-	QUIESCE_STORE(&quiesce_rcu_gp_word.writer_sleeping, 0);
+	/* Woken by quiesce_gp_wake(), from the last reader out. */
+	if (count_blocking_readers(d) && now < deadline_ns)
+		quiesce_futex_wait(d->writer_sleeping, 1, deadline_ns - now);
+	QUIESCE_STORE(d->writer_sleeping, 0);
 }
 
 /*
- * Waits until no reader holds a section entered before the flip to phase:
- * polls for a while (see the top of this file), then sleeps, reporting the
- * readers that still hold it after the stall timeout and at doubling
- * intervals after that.
+ * Waits until no reader holds the grace period: polls for a while (see the
+ * top of this file), then sleeps, reporting the readers that still hold it
+ * after the stall timeout and at doubling intervals after that.
  */
-static void wait_for_readers(unsigned long phase, bool expedited)
+static void wait_for_readers(struct quiesce_gp_domain *d, bool expedited)
 {
 	uint64_t start = quiesce_now_ns();
 	uint64_t spin_until = start + (expedited ? EXPEDITED_SPIN_NS : NORMAL_SPIN_NS);
 	uint64_t warning_interval = quiesce_stall_timeout_ns();
 	uint64_t next_warning = start + warning_interval;
 
-	while (count_blocking_readers(phase)) {
+	while (count_blocking_readers(d)) {
 		uint64_t now = quiesce_now_ns();
 
 		if (now < spin_until) {
@@ -213,85 +173,67 @@ static void wait_for_readers(unsigned long phase, bool expedited)
 			continue;
 		}
 		if (now >= next_warning) {
-			report_stalls(phase, now - start);
+			report_stalls(d, now - start);
 			warning_interval *= 2;
 			next_warning = now + warning_interval;
 		}
-		sleep_until_readers_leave(phase, next_warning);
+		sleep_until_readers_leave(d, next_warning);
 	}
 }
 
-void quiesce_rcu_wake_grace_period(void)
+void quiesce_gp_wake(int *writer_sleeping)
 {
-	if (__atomic_exchange_n(&quiesce_rcu_gp_word.writer_sleeping, 0, __ATOMIC_RELAXED))
-		quiesce_futex_wake_all(&quiesce_rcu_gp_word.writer_sleeping);
+	if (__atomic_exchange_n(writer_sleeping, 0, __ATOMIC_RELAXED))
+		quiesce_futex_wake_all(writer_sleeping);
 }
 
-/*
- * Whether no thread but the caller is registered (see "No reader, no
- * barrier" at the top of this file).
- */
-static bool no_other_reader(void)
+static void run_one_grace_period(struct quiesce_gp_domain *d, bool expedited)
 {
-	/*
-	 * Sequentially consistent, after the store that started the grace
-	 * period: pairs with the fence in snapshot() and with the one after
-	 * a newcomer's count store in registration.  Its acquire also pairs
-	 * with the release of the count store of a thread that unregistered:
-	 * that thread's last section happens before this grace period ends.
-	 */
-	unsigned long n = __atomic_load_n(&quiesce_registry_count, __ATOMIC_SEQ_CST);
-
-	return n == 0 || (n == 1 && quiesce_rcu_reader_self.ctr != QUIESCE_RCU_UNREGISTERED);
-}
-
-static void run_one_grace_period(bool expedited)
-{
-	unsigned long phase;
-
 	/*
 	 * A child of fork() may inherit a grace period that was running.
-	 * Sequentially consistent, before the barrier or the look at the
-	 * registry: a cookie taken after this store names the next grace
-	 * period (see "No reader, no barrier" at the top of this file).
+	 * Sequentially consistent, before the barrier or the domain's look
+	 * for readers: a cookie taken after this store names the next grace
+	 * period (the no-reader argument of rcu_domain.c relies on it).
 	 */
-	if (!quiesce_gp_seq_running(gp_seq))
-		__atomic_store_n(&gp_seq, gp_seq + 1, __ATOMIC_SEQ_CST);
+	if (!quiesce_gp_seq_running(d->gp_seq))
+		__atomic_store_n(&d->gp_seq, d->gp_seq + 1, __ATOMIC_SEQ_CST);
 	if (QUIESCE_LOAD(&quiesce_test_busted_gp)) {
 		/* The broken control: ends without waiting for anyone. */
-	} else if (no_other_reader()) {
-		COUNT_UNDER_GP_LOCK(stats.gp_skipped);
+	} else if (d->ops->no_reader && d->ops->no_reader(d)) {
+		COUNT_UNDER_GP_LOCK(d->gp_skipped);
 	} else {
-		quiesce_gp_barrier(!QUIESCE_LOAD(&knob_normal));
-		phase = quiesce_rcu_gp_word.ctr + QUIESCE_RCU_PHASE_ONE;
-		/* After the barrier: see the argument at the top of this file. */
-		QUIESCE_STORE(&quiesce_rcu_gp_word.ctr, phase);
-		wait_for_readers(phase, expedited);
+		if (d->ops->barrier_first)
+			quiesce_gp_barrier(!QUIESCE_LOAD(&knob_normal));
+		/* After the barrier: the domain's argument says why. */
+		d->ops->start(d);
+		wait_for_readers(d, expedited);
 	}
 	/*
 	 * Release: everything the scan observed (the readers' exits) happens
 	 * before a caller that sees this count frees anything.
 	 */
-	QUIESCE_STORE_RELEASE(&gp_seq, gp_seq + 1);
+	QUIESCE_STORE_RELEASE(&d->gp_seq, d->gp_seq + 1);
 	if (expedited)
-		COUNT_UNDER_GP_LOCK(stats.gp_expedited);
+		COUNT_UNDER_GP_LOCK(d->gp_expedited);
 	else
-		COUNT_UNDER_GP_LOCK(stats.gp_normal);
+		COUNT_UNDER_GP_LOCK(d->gp_normal);
 }
 
-void quiesce_gp_wait_for(unsigned long snap, bool expedited)
+void quiesce_gp_wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool expedited)
 {
 	/* rcu_normal holds for the library's own expedited requests too. */
 	expedited = expedited && !QUIESCE_LOAD(&knob_normal);
+	if (!QUIESCE_LOAD(&d->listed))
+		list_domain(d);
 	for (;;) {
-		int ended = __atomic_load_n(&gp_ended, __ATOMIC_SEQ_CST);
+		int ended = __atomic_load_n(&d->gp_ended, __ATOMIC_SEQ_CST);
 
-		if (quiesce_gp_seq_done(quiesce_gp_seq_current(), snap))
+		if (quiesce_gp_seq_done(quiesce_gp_seq_current(d), snap))
 			return;
-		if (pthread_mutex_trylock(&gp_lock) == 0) {
-			while (!quiesce_gp_seq_done(gp_seq, snap))
-				run_one_grace_period(expedited);
-			pthread_mutex_unlock(&gp_lock);
+		if (pthread_mutex_trylock(&d->gp_lock) == 0) {
+			while (!quiesce_gp_seq_done(d->gp_seq, snap))
+				run_one_grace_period(d, expedited);
+			pthread_mutex_unlock(&d->gp_lock);
 			/*
 			 * After the unlock, so that a woken caller may take it.
 			 * Sequentially consistent, with the load of the waiter
@@ -299,63 +241,32 @@ void quiesce_gp_wait_for(unsigned long snap, bool expedited)
 			 * of gp_ended in the futex wait.  Either we see the
 			 * waiter, or its wait sees the bump and returns.
 			 */
-			__atomic_fetch_add(&gp_ended, 1, __ATOMIC_SEQ_CST);
-			if (__atomic_load_n(&gp_ended_waiters, __ATOMIC_SEQ_CST))
-				quiesce_futex_wake_all(&gp_ended);
+			__atomic_fetch_add(&d->gp_ended, 1, __ATOMIC_SEQ_CST);
+			if (__atomic_load_n(&d->gp_ended_waiters, __ATOMIC_SEQ_CST))
+				quiesce_futex_wake_all(&d->gp_ended);
 			return;
 		}
-		__atomic_fetch_add(&gp_ended_waiters, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&d->gp_ended_waiters, 1, __ATOMIC_SEQ_CST);
 		/* Woken by the bump above, from whoever holds gp_lock now. */
-		quiesce_futex_wait(&gp_ended, ended, 0);
-		__atomic_fetch_sub(&gp_ended_waiters, 1, __ATOMIC_RELAXED);
+		quiesce_futex_wait(&d->gp_ended, ended, 0);
+		__atomic_fetch_sub(&d->gp_ended_waiters, 1, __ATOMIC_RELAXED);
 	}
 }
 
-static unsigned long snapshot(void)
+unsigned long quiesce_gp_snapshot(struct quiesce_gp_domain *d)
 {
 	/*
 	 * Orders the caller's unlink before reading the count, so that the
 	 * grace period the snapshot names has its barrier after the unlink.
 	 */
 	quiesce_fence_store_load();
-	return quiesce_gp_seq_snap(QUIESCE_LOAD(&gp_seq));
+	return quiesce_gp_seq_snap(QUIESCE_LOAD(&d->gp_seq));
 }
 
-static void forbid_inside_reader(const char *call)
+void quiesce_gp_synchronize(struct quiesce_gp_domain *d, bool expedited)
 {
-	if (quiesce_rcu_read_ongoing())
-		quiesce_die("%s() called inside an RCU read-side critical section: "
-			    "it would wait for itself forever", call);
-}
-
-void quiesce_synchronize_rcu(void)
-{
-	forbid_inside_reader("synchronize_rcu");
-	__atomic_fetch_add(&stats.sync_calls, 1, __ATOMIC_RELAXED);
-	quiesce_gp_wait_for(snapshot(), QUIESCE_LOAD(&knob_expedited));
-}
-
-void quiesce_synchronize_rcu_expedited(void)
-{
-	forbid_inside_reader("synchronize_rcu_expedited");
-	__atomic_fetch_add(&stats.sync_calls, 1, __ATOMIC_RELAXED);
-	quiesce_gp_wait_for(snapshot(), true);
-}
-
-unsigned long quiesce_get_state_synchronize_rcu(void)
-{
-	return snapshot();
-}
-
-bool quiesce_poll_state_synchronize_rcu(unsigned long cookie)
-{
-	return quiesce_gp_seq_done(quiesce_gp_seq_current(), cookie);
-}
-
-void quiesce_cond_synchronize_rcu(unsigned long cookie)
-{
-	if (!quiesce_poll_state_synchronize_rcu(cookie))
-		quiesce_synchronize_rcu();
+	__atomic_fetch_add(&d->sync_calls, 1, __ATOMIC_RELAXED);
+	quiesce_gp_wait_for(d, quiesce_gp_snapshot(d), expedited || QUIESCE_LOAD(&knob_expedited));
 }
 
 void quiesce_rcu_set_normal(bool on)
@@ -373,28 +284,19 @@ void quiesce_rcu_set_expedited(bool on)
 	QUIESCE_STORE(&knob_expedited, on);
 }
 
-void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out)
+bool quiesce_gp_expedited_always(void)
 {
-	out->gp_normal = __atomic_load_n(&stats.gp_normal, __ATOMIC_RELAXED);
-	out->gp_expedited = __atomic_load_n(&stats.gp_expedited, __ATOMIC_RELAXED);
-	out->gp_skipped = __atomic_load_n(&stats.gp_skipped, __ATOMIC_RELAXED);
-	out->sync_calls = __atomic_load_n(&stats.sync_calls, __ATOMIC_RELAXED);
-	out->rseq_barriers = quiesce_rseq_barrier_count();
-	out->stall_warnings = quiesce_stall_warnings();
-	out->registered_threads = QUIESCE_LOAD(&quiesce_registry_count);
-	quiesce_call_rcu_get_stats(out);
+	return QUIESCE_LOAD(&knob_expedited);
 }
 
-/*
- * fork(): a grace period that ran in the parent has no thread in the child.
- * Its lock is remade; its count stays odd, and the child's first grace
- * period finishes it properly (run_one_grace_period()).
- */
 static void gp_child_after_fork(void)
 {
-	pthread_mutex_init(&gp_lock, NULL);
-	gp_ended_waiters = 0;
-	quiesce_rcu_gp_word.writer_sleeping = 0;
+	pthread_mutex_init(&domains_lock, NULL);
+	for (struct quiesce_gp_domain *d = domains; d; d = d->next_listed) {
+		pthread_mutex_init(&d->gp_lock, NULL);
+		d->gp_ended_waiters = 0;
+		*d->writer_sleeping = 0;
+	}
 }
 
 __attribute__((constructor)) static void gp_engine_init(void)

@@ -1,25 +1,119 @@
 /*
- * gp_engine.h - the grace-period engine, for the library's other parts
- * (the polled API's worker, call_rcu, rcu_sync).
+ * gp_engine.h - the grace-period engine, which serves every grace-period
+ * domain (the default RCU domain, and any other kind of domain built on it)
+ * with one code path, for the library's other parts.
+ *
+ * What the engine does for every domain: counts grace periods with a
+ * sequence number (gp_seq.h), lets concurrent callers share them (one runs
+ * grace periods while the others sleep), polls for readers and then sleeps
+ * until the last one leaves, reports stalled readers, and remakes its locks
+ * in the child of fork().  What a domain says (struct quiesce_gp_domain_ops):
+ * how a grace period starts (its phase flip), which readers still hold one,
+ * and whether no reader can exist at all.
+ *
+ * Sleeping.  A domain's readers check *writer_sleeping when they leave a
+ * section that holds a grace period, and wake it with quiesce_gp_wake().
+ * The engine stores the flag, issues the heavy barrier (quiesce_gp_barrier()),
+ * then counts the readers again: the barrier stands in for the fence that a
+ * reader does not execute between its exit store and its look at the flag
+ * (the store-buffer pattern).  A domain whose readers do fence there may set
+ * readers_fence and skip that barrier.
  */
 #ifndef QUIESCE_GP_ENGINE_H
 #define QUIESCE_GP_ENGINE_H
 
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
+
+#include <quiesce/rcu.h>
+
+struct quiesce_gp_domain;
+
+struct quiesce_gp_domain_ops {
+	/* For messages: "RCU", "SRCU", "QSBR". */
+	const char *kind;
+	/*
+	 * Whether a grace period begins with the heavy barrier, before
+	 * start(): the readers' sections make no fence of their own.
+	 */
+	bool barrier_first;
+	/*
+	 * Whether the readers fence between leaving and looking at
+	 * writer_sleeping, so that sleeping needs no heavy barrier.
+	 */
+	bool readers_fence;
+	/*
+	 * Optional: whether no reader can exist, so that the grace period
+	 * ends at once.  Called after the sequence number went odd (with a
+	 * sequentially consistent store), before the barrier.
+	 */
+	bool (*no_reader)(struct quiesce_gp_domain *d);
+	/* Starts a grace period: flips the domain's phase. */
+	void (*start)(struct quiesce_gp_domain *d);
+	/*
+	 * Counts the readers that still hold the grace period and describes
+	 * up to cap of them in stalled[] (names[] holds their names).  May
+	 * advance the domain's own state as readers leave.  Called with
+	 * cap == 0 while polling.
+	 */
+	unsigned (*blocking)(struct quiesce_gp_domain *d, struct quiesce_rcu_stall *stalled,
+			     char names[][16], unsigned cap);
+};
+
+struct quiesce_gp_domain {
+	const struct quiesce_gp_domain_ops *ops;
+	int *writer_sleeping;		/* futex word the readers check on exit */
+	pthread_mutex_t gp_lock;	/* held by the caller running grace periods */
+	unsigned long gp_seq;		/* written under gp_lock */
+	int gp_ended;			/* futex: bumped each time gp_lock is let go */
+	int gp_ended_waiters;		/* callers asleep (or about to be) on gp_ended */
+	bool listed;			/* on the engine's list, for fork() */
+	struct quiesce_gp_domain *next_listed;
+	/* Grace periods: written by the holder of gp_lock only. */
+	uint64_t gp_normal, gp_expedited, gp_skipped;
+	uint64_t sync_calls;		/* shared */
+};
+
+#define QUIESCE_GP_DOMAIN_INIT(ops_, sleeping_)                                    \
+	{ .ops = (ops_), .writer_sleeping = (sleeping_),                            \
+	  .gp_lock = PTHREAD_MUTEX_INITIALIZER }
+
+void quiesce_gp_domain_init(struct quiesce_gp_domain *d, const struct quiesce_gp_domain_ops *ops,
+			    int *writer_sleeping);
+/* Takes the domain off the engine's list; no grace period may be running. */
+void quiesce_gp_domain_destroy(struct quiesce_gp_domain *d);
+
+/* The default RCU domain (rcu_domain.c). */
+extern struct quiesce_gp_domain quiesce_rcu_domain;
 
 /* The current sequence number (acquire: what the grace period ordered). */
-unsigned long quiesce_gp_seq_current(void);
+unsigned long quiesce_gp_seq_current(struct quiesce_gp_domain *d);
+
+/*
+ * A cookie naming the end of the first grace period that starts after the
+ * call; fences first, so that the caller's unlink precedes it.
+ */
+unsigned long quiesce_gp_snapshot(struct quiesce_gp_domain *d);
 
 /*
  * Returns once the grace period named by snap has passed, running grace
  * periods (normal or expedited, as the knobs allow) until it has.
  */
-void quiesce_gp_wait_for(unsigned long snap, bool expedited);
+void quiesce_gp_wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool expedited);
+
+/* A full grace period from now: snapshot, then wait (counts sync_calls). */
+void quiesce_gp_synchronize(struct quiesce_gp_domain *d, bool expedited);
+
+/* Wakes a grace period of the domain asleep on *writer_sleeping. */
+void quiesce_gp_wake(int *writer_sleeping);
 
 /* Whether rcu_normal is on (env QUIESCE_RCU_NORMAL or rcu_set_normal()). */
 bool quiesce_gp_normal_only(void);
+/* Whether every grace period is expedited (QUIESCE_RCU_EXPEDITED, rcu_set_expedited()). */
+bool quiesce_gp_expedited_always(void);
 
-/* Test-only: grace periods that return without waiting ("busted"). */
+/* Test-only: grace periods that return without waiting ("busted"), in every domain. */
 extern bool quiesce_test_busted_gp;
 
 #endif

@@ -26,13 +26,13 @@ static void *gp_worker(void *unused)
 	for (;;) {
 		unsigned long target = worker_target;
 
-		if (quiesce_gp_seq_done(quiesce_gp_seq_current(), target)) {
+		if (quiesce_gp_seq_done(quiesce_gp_seq_current(&quiesce_rcu_domain), target)) {
 			/* Woken by quiesce_start_poll_synchronize_rcu(). */
 			pthread_cond_wait(&worker_wake, &worker_lock);
 			continue;
 		}
 		pthread_mutex_unlock(&worker_lock);
-		quiesce_gp_wait_for(target, false);
+		quiesce_gp_wait_for(&quiesce_rcu_domain, target, false);
 		pthread_mutex_lock(&worker_lock);
 	}
 	return NULL;

@@ -174,7 +174,7 @@ void lock_check_finish(struct torture_run *run)
 /* For the types built on rcu_sync: the engine's count, taken lock-free. */
 uint64_t lock_check_grace_periods(struct torture_run *run)
 {
-	return quiesce_gp_seq_current() >> 1;
+	return quiesce_gp_seq_current(&quiesce_rcu_domain) >> 1;
 }
 
 void lock_check_report(struct torture_run *run, FILE *out, bool json)

@@ -241,7 +241,7 @@ void rcu_pipeline_write(struct torture_thread *t)
 
 uint64_t rcu_pipeline_grace_periods(struct torture_run *run)
 {
-	return quiesce_gp_seq_current() >> 1;
+	return quiesce_gp_seq_current(&quiesce_rcu_domain) >> 1;
 }
 
 void rcu_pipeline_finish(struct torture_run *run)
