@@ -7,7 +7,7 @@
  * thread counts its calls privately and adds them to the shared backlog 64
  * at a time, which is also when it checks for backpressure.  Only the first
  * callback into an empty queue reads the callback thread's state, to wake it
- * (call_rcu_worker.c explains why that suffices).
+ * (cb_domain.c explains why that suffices).
  *
  * The callback thread (cb_domain.c: the default domain's quiesce_rcu_cb)
  * harvests every queue under queues_lock, through this file's
