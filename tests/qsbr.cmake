@@ -1,6 +1,6 @@
-# The QSBR tests again on the signal backend, whose heavy barrier reaches
-# only the default domain's threads, so QSBR threads fence for themselves
-# there (src/rcu/qsbr.c, "Sleeping").
+# The QSBR tests again on the signal backend, whose heavy barrier signals
+# only the default domain's threads: QSBR grace periods must not need it
+# (src/rcu/qsbr.c, "Sleeping").
 foreach(t test_qsbr_stress test_qsbr_api)
   if(TARGET ${t})
     add_test(NAME ${t}_signal COMMAND ${t})

@@ -7,7 +7,7 @@
  * it sees the poison.  The busted control (grace periods that do not wait
  * for one of the threads holding them) must be caught.  Run on the signal
  * backend too (tests/qsbr.cmake), whose barrier does not reach QSBR
- * threads.
+ * threads: their grace periods must not need it.
  */
 #include <pthread.h>
 #include <stdatomic.h>

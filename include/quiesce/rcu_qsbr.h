@@ -81,7 +81,6 @@ struct quiesce_qsbr_reader {
 struct quiesce_qsbr_gp_word {
 	unsigned long phase;	/* the phase a quiescent state announces */
 	int writer_sleeping;	/* a grace period sleeps, waiting for threads */
-	bool fence_on_wake;	/* the heavy barrier misses QSBR threads (src/rcu/qsbr.c) */
 } QUIESCE_CACHELINE_ALIGNED;
 
 QUIESCE_API extern __thread struct quiesce_qsbr_reader quiesce_qsbr_reader_self
@@ -139,7 +138,7 @@ static inline bool quiesce_qsbr_read_ongoing(void)
 /*
  * "This thread holds no reference now."  One load and a compare while no
  * grace period has started since the last call; once per grace period, a
- * store and a look at writer_sleeping (quiesce_qsbr_announce()).
+ * store, a fence and a look at writer_sleeping (quiesce_qsbr_announce()).
  */
 static inline void quiesce_qsbr_quiescent_state(void)
 {

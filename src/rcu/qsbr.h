@@ -43,12 +43,6 @@ extern struct quiesce_cb_domain quiesce_qsbr_cb;
  */
 void quiesce_qsbr_wake_grace_period(void);
 
-/*
- * Whether the heavy barrier reaches QSBR threads; decided at the first
- * registration (qsbr_registry.c), stored into quiesce_qsbr_gp_word.
- */
-void quiesce_qsbr_choose_fence(void);
-
 /* Test-only: grace periods that do not wait for the first thread holding them ("busted"). */
 extern bool quiesce_test_busted_qsbr;
 

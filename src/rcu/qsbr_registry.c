@@ -65,7 +65,6 @@ static void init_once(void)
 {
 	if (pthread_key_create(&exit_key, thread_exit_destructor))
 		quiesce_die("pthread_key_create failed: cannot track thread exits");
-	quiesce_qsbr_choose_fence();
 }
 
 void quiesce_qsbr_register_thread(void)
