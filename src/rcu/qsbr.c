@@ -126,10 +126,17 @@ static void qsbr_start(struct quiesce_gp_domain *d)
 			      quiesce_qsbr_gp_word.phase + QUIESCE_QSBR_PHASE_STEP);
 }
 
+static bool qsbr_caller_holds(struct quiesce_gp_domain *d)
+{
+	(void)d;
+	return quiesce_qsbr_thread_online_p();
+}
+
 static const struct quiesce_gp_domain_ops qsbr_ops = {
 	.kind = "QSBR",
 	.barrier_first = false,
 	.readers_fence = true,
+	.caller_holds = qsbr_caller_holds,
 	.start = qsbr_start,
 	.blocking = qsbr_blocking,
 };
