@@ -101,7 +101,12 @@ static void init_progress_cond(struct quiesce_cb_domain *cbd)
 	pthread_condattr_destroy(&attr);
 }
 
-/* Puts the domain on the list (once); not under its start_lock (fork order). */
+/*
+ * Puts the domain on the list (once), making its progress condition: every
+ * thread that waits on or signals it calls this first (the domain's first
+ * user may be a waiter, and the default domain's callers queue without it).
+ * Not under the domain's start_lock (fork order).
+ */
 static void ensure_listed(struct quiesce_cb_domain *cbd)
 {
 	if (QUIESCE_LOAD_ACQUIRE(&cbd->listed))
@@ -477,6 +482,7 @@ static bool wait_for_harvest(struct quiesce_cb_domain *cbd, uint64_t deadline_ns
 	unsigned long target;
 	bool done;
 
+	ensure_listed(cbd);	/* its progress condition is made */
 	pthread_mutex_lock(&cbd->lock);
 	/* Sequentially consistent: see "Barriers" at the top of this file. */
 	target = __atomic_load_n(&cbd->harvests, __ATOMIC_SEQ_CST) + 1;
@@ -560,6 +566,7 @@ void quiesce_cb_throttle(struct quiesce_cb_domain *cbd)
 	    QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_GONE)
 		return;
 	__atomic_fetch_add(&cbd->stats.throttled, 1, __ATOMIC_RELAXED);
+	ensure_listed(cbd);	/* its progress condition is made */
 	pthread_mutex_lock(&cbd->lock);
 	cbd->waiters++;
 	/*
