@@ -50,7 +50,7 @@ extern void *urcu_bp_set_pointer_sym(void **p, void *v);
 #define urcu_bp_dereference(p)                                                 \
 	__extension__({                                                        \
 		__typeof__(p) urcu_deref_p_ = URCU_FORCE_CAST(__typeof__(p),   \
-			urcu_bp_dereference_sym(URCU_FORCE_CAST(void *, p)));  \
+			urcu_bp_dereference_sym(URCU_FORCE_CAST(void *, _urcu_load_pointer(p)))); \
 		urcu_deref_p_;                                                 \
 	})
 #define urcu_bp_cmpxchg_pointer(p, old, _new)                                  \
