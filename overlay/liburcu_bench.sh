@@ -29,13 +29,20 @@ build test_urcu_gc test_urcu_gc.c "" urcu
 build test_urcu_defer test_urcu_defer.c "" urcu
 
 echo "rcu_expedited=$(cat /sys/kernel/rcu_expedited 2>/dev/null || echo '?'); $(nproc) CPUs; 2 readers, 1 updater, ${secs} s a run, best of ${reps}"
+# Two workloads: the updater flat out (every read races a stream of grace
+# periods, so reads/s also measures how the read side shares its cache
+# lines with them), and read-mostly (the updater paced by test_urcu's -d,
+# about a hundred updates a second).
+for workload in "flat-out|" "read-mostly|-d 100000"; do
+wname=${workload%%|*} wargs=${workload#*|}
+echo "$wname:"
 printf '%-24s %14s %14s %12s %12s %7s %7s\n' program liburcu_reads/s overlay_reads/s liburcu_upd/s overlay_upd/s reads updates
 for p in test_urcu test_urcu_out_of_line test_urcu_mb test_urcu_qsbr test_urcu_bp test_urcu_gc test_urcu_defer; do
 	for side in liburcu overlay; do
 		best_r=0 best_w=0
 		for r in $(seq "$reps"); do
 			line=$(LD_LIBRARY_PATH="$libdir" flock /tmp/quiesce-bench.lock \
-				"$work/${side}_$p" 2 1 "$secs" | grep SUMMARY)
+				"$work/${side}_$p" 2 1 "$secs" $wargs | grep SUMMARY)
 			reads=$(echo "$line" | sed 's/.*nr_reads *\([0-9]*\).*/\1/')
 			writes=$(echo "$line" | sed 's/.*nr_writes *\([0-9]*\).*/\1/')
 			[ "$reads" -gt "$best_r" ] && best_r=$reads
@@ -46,4 +53,5 @@ for p in test_urcu test_urcu_out_of_line test_urcu_mb test_urcu_qsbr test_urcu_b
 	printf '%-24s %14d %14d %12d %12d %6.2fx %6.2fx\n' "$p" "$liburcu_r" "$overlay_r" \
 		"$liburcu_w" "$overlay_w" \
 		"$(echo "$overlay_r / $liburcu_r" | bc -l)" "$(echo "$overlay_w / $liburcu_w" | bc -l)"
+done
 done
