@@ -1,5 +1,5 @@
 /*
- * The bp flavor with _LGPL_SOURCE (inline read side and pointers), through
+ * The bp flavor with _LGPL_SOURCE (inline read side and pointers) through
  * <urcu-bp.h>: flavor_stress.h.
  */
 #define _LGPL_SOURCE

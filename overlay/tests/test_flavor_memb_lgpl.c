@@ -1,5 +1,5 @@
 /*
- * The memb flavor with _LGPL_SOURCE (inline read side and pointers), through
+ * The memb flavor with _LGPL_SOURCE (inline read side and pointers) through
  * <urcu.h>: flavor_stress.h.
  */
 #define _LGPL_SOURCE

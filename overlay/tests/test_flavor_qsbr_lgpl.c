@@ -1,5 +1,5 @@
 /*
- * The qsbr flavor with _LGPL_SOURCE (inline read side and pointers), through
+ * The qsbr flavor with _LGPL_SOURCE (inline read side and pointers) through
  * <urcu-qsbr.h>: flavor_stress.h.
  */
 #define _LGPL_SOURCE

@@ -1,6 +1,6 @@
 /*
- * The signal flavor with _LGPL_SOURCE (inline read side and pointers), through
- * <urcu.h>: flavor_stress.h.
+ * The signal flavor with _LGPL_SOURCE (inline read side and pointers)
+ * through <urcu.h>: flavor_stress.h.
  */
 #define _LGPL_SOURCE
 #define RCU_SIGNAL

@@ -46,7 +46,11 @@
 
 #define CAA_BUILD_BUG_ON_ZERO(cond) (sizeof(struct { int : -!!(cond); }))
 #define CAA_BUILD_BUG_ON(cond) ((void)CAA_BUILD_BUG_ON_ZERO(cond))
+#ifdef __cplusplus
+#define urcu_static_assert(predicate, msg, c_identifier_msg) static_assert(predicate, msg)
+#else
 #define urcu_static_assert(predicate, msg, c_identifier_msg) _Static_assert(predicate, msg)
+#endif
 
 /* Sparse's RCU annotation: nothing to the compiler. */
 #define __rcu
