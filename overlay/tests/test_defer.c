@@ -1,10 +1,10 @@
 /*
  * defer_rcu() as liburcu's users call it, out of line (no _LGPL_SOURCE):
- * registered threads defer many functions, each runs exactly once, after
- * rcu_defer_barrier(); one deferred while a reader holds its section runs
- * only after the reader leaves (the busted control, quiesce's callbacks
- * that do not wait, must be caught); unregistering waits for the thread's
- * deferred work.
+ * work deferred while a reader holds its section runs only after the
+ * reader leaves (the busted control, quiesce's callbacks that do not wait,
+ * must be caught); registered threads defer many functions, each runs
+ * exactly once, after rcu_defer_barrier(); unregistering waits for the
+ * thread's deferred work.
  */
 #include <urcu.h>
 
@@ -82,6 +82,7 @@ int main(void)
 {
 	pthread_t t[THREADS];
 
+	waits_for_reader();
 	for (int i = 0; i < THREADS; i++)
 		pthread_create(&t[i], NULL, defer_some, (void *)(intptr_t)i);
 	for (int i = 0; i < THREADS; i++)
@@ -90,8 +91,10 @@ int main(void)
 	for (int i = 0; i < THREADS; i++)
 		CHECK(atomic_load(&ran[i]) == PER_THREAD, "thread %d: %d of %d ran once", i,
 		      atomic_load(&ran[i]), PER_THREAD);
+	atomic_store(&reader_in, false);
+	atomic_store(&reader_release, false);
+	atomic_store(&deferred_ran, false);
 	check_child_detects_violation(busted_child, NULL);
-	waits_for_reader();
 	printf("defer_rcu: all checks passed\n");
 	return 0;
 }
