@@ -1,0 +1,20 @@
+/* mb.c - liburcu's mb flavor (urcu_mb_*): quiesce's default RCU. */
+#include <urcu/urcu-mb.h>
+
+#include "overlay.h"
+
+URCU_OVERLAY_DEFAULT_RCU(mb);
+
+URCU_EXPORT void urcu_mb_unregister_thread(void)
+{
+	quiesce_rcu_unregister_thread();
+}
+
+/*
+ * liburcu's init is also run by its constructor, and calling it again does
+ * nothing; quiesce initializes itself (barrier, registry) by constructors
+ * at load, so nothing is left for an explicit call to do.
+ */
+URCU_EXPORT void urcu_mb_init(void)
+{
+}
