@@ -1,0 +1,195 @@
+/*
+ * Readers traverse an SRCU-protected object, some sleeping inside their
+ * sections and some handing their section to another thread to close,
+ * while updaters replace the object and free the old one after
+ * synchronize_srcu().  A retired object is poisoned and kept in quarantine
+ * for a while, so a reader that still holds it sees the poison.
+ *
+ * Readers stop now and then between their look at the domain's index and
+ * their add (QUIESCE_TEST_SRCU_LOCK_WINDOW), as a preempted reader would,
+ * far more often: such a reader adds to an index that grace periods have
+ * flipped away from.  Two busted controls must be caught: grace periods
+ * that do not wait at all (quiesce_test_busted_gp), and ones that skip
+ * their first wait, for the index readers are not taking, and wait for
+ * the old index only after the flip (quiesce_test_busted_srcu): the late
+ * readers above escape those.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void stress_lock_window(void);
+#define QUIESCE_TEST_SRCU_LOCK_WINDOW() stress_lock_window()
+#include <quiesce/srcu.h>
+
+#include "check.h"
+#include "rcu/gp_engine.h"
+#include "rcu/srcu.h"
+
+#define READERS 4
+#define UPDATERS 2
+
+struct elem {
+	struct check_record rec;
+};
+
+static struct srcu_struct ss;
+static struct elem *current;
+static atomic_bool stop;
+static atomic_ulong violations, reads, updates, handoffs;
+static __thread unsigned window_seed;
+
+/* One lock in 8 stops for 0.1-1 ms between the index and the add. */
+static void stress_lock_window(void)
+{
+	if (rand_r(&window_seed) % 8 == 0)
+		usleep(100 + rand_r(&window_seed) % 900);
+}
+
+static struct elem *new_elem(unsigned long seq)
+{
+	struct elem *e = malloc(sizeof(*e));
+
+	check_record_init(&e->rec, seq);
+	return e;
+}
+
+static void check_elem(const struct elem *e)
+{
+	if (!check_record_intact(&e->rec))
+		atomic_fetch_add(&violations, 1);
+}
+
+/* The hand-off: reader 1 opens sections that reader 2 checks and closes. */
+static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	bool full;
+	int idx;
+	struct elem *e;
+} slot;
+
+static bool hand_over(int idx, struct elem *e)
+{
+	bool taken;
+
+	pthread_mutex_lock(&slot_lock);
+	taken = !slot.full;
+	if (taken)
+		slot.full = true, slot.idx = idx, slot.e = e;
+	pthread_mutex_unlock(&slot_lock);
+	return taken;
+}
+
+static void close_handed_over(void)
+{
+	pthread_mutex_lock(&slot_lock);
+	if (slot.full) {
+		check_elem(slot.e);
+		srcu_read_unlock(&ss, slot.idx);
+		slot.full = false;
+		atomic_fetch_add_explicit(&handoffs, 1, memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&slot_lock);
+}
+
+static void *reader(void *arg)
+{
+	unsigned id = (unsigned)(uintptr_t)arg, seed = id;
+
+	window_seed = id * 7919u;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		int idx = srcu_read_lock(&ss), inner;
+		struct elem *e = srcu_dereference(current, &ss);
+		unsigned r = rand_r(&seed);
+
+		check_elem(e);
+		if (r % 4 == 0) {
+			/* A nested section must not end protection early. */
+			inner = srcu_read_lock(&ss);
+			srcu_read_unlock(&ss, inner);
+		}
+		if (r % 3 == 0)
+			usleep(r % 500);	/* readers may sleep */
+		else
+			for (unsigned i = r % 2000; i > 0; i--)
+				quiesce_cpu_relax();
+		check_elem(e);
+		if (id == 1 && r % 5 == 0 && hand_over(idx, e))
+			;	/* reader 2 checks e again and closes the section */
+		else
+			srcu_read_unlock(&ss, idx);
+		if (id == 2)
+			close_handed_over();
+		atomic_fetch_add_explicit(&reads, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static void *updater(void *arg)
+{
+	unsigned long seq = (uintptr_t)arg << 40;
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		struct elem *old = rcu_xchg_pointer(&current, new_elem(++seq));
+
+		if (seq % 3 == 0)
+			synchronize_srcu_expedited(&ss);
+		else
+			synchronize_srcu(&ss);
+		check_quarantine(old, sizeof(*old));
+		atomic_fetch_add_explicit(&updates, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static bool stress_enough(void)
+{
+	return atomic_load(&reads) >= 2000 && atomic_load(&updates) >= 200 &&
+	       atomic_load(&handoffs) >= 20;
+}
+
+/*
+ * For the busted controls: caught, or given (after 1.5 s) at least this
+ * many updates, however long a slow machine takes for them.
+ */
+#define BUSTED_UPDATES 20000
+
+static bool busted_enough(void)
+{
+	return atomic_load(&violations) || atomic_load(&updates) >= BUSTED_UPDATES;
+}
+
+static unsigned long run_stress(unsigned ms, bool (*enough)(void))
+{
+	init_srcu_struct(&ss);
+	current = new_elem(0);
+	check_run_until(ms, enough, &stop, READERS, reader, UPDATERS, updater);
+	close_handed_over();
+	fprintf(stderr, "%lu reads, %lu updates, %lu hand-offs, %lu violations\n",
+		atomic_load(&reads), atomic_load(&updates), atomic_load(&handoffs),
+		atomic_load(&violations));
+	return atomic_load(&violations);
+}
+
+static void busted_child(void *arg)
+{
+	bool *busted = arg;
+
+	*busted = true;
+	atomic_store(&updates, 0);
+	exit(run_stress(1500, busted_enough) ? 1 : 0);
+}
+
+int main(void)
+{
+	fprintf(stderr, "backend: %s\n", quiesce_rcu_backend_name());
+	/* At least 1.5 s, and until readers and updaters made progress. */
+	CHECK(run_stress(1500, stress_enough) == 0, "readers saw freed objects");
+	cleanup_srcu_struct(&ss);
+	check_child_detects_violation(busted_child, &quiesce_test_busted_gp);
+	check_child_detects_violation(busted_child, &quiesce_test_busted_srcu);
+	printf("srcu stress: all checks passed\n");
+	return 0;
+}
