@@ -7,14 +7,22 @@
  *
  * Readers stop now and then between their look at the domain's index and
  * their add (QUIESCE_TEST_SRCU_LOCK_WINDOW), as a preempted reader would,
- * far more often: such a reader adds to an index that grace periods have
- * flipped away from.  Two busted controls must be caught: grace periods
- * that do not wait at all (quiesce_test_busted_gp), and ones that skip
- * their first wait, for the index readers are not taking, and wait for
- * the old index only after the flip (quiesce_test_busted_srcu): the late
- * readers above escape those.
+ * far more often: such a reader adds to an index that grace periods may
+ * have flipped away from.  Two busted controls must be caught: grace
+ * periods that do not wait at all (quiesce_test_busted_gp), and ones that
+ * skip their first wait, for the index readers are not taking, and wait
+ * for the old index only after the flip (quiesce_test_busted_srcu).  For
+ * the second the stop is made likely ("late" readers): a reader outside
+ * any section stops until the next grace period has ended, polling for it
+ * so that it adds (to the index that grace period flipped away from) and
+ * loads the object before the updaters, paced, replace it again; then it holds
+ * its section until two more grace periods have ended or, as a correct
+ * one waits for it, LATE_HOLD_MS have passed.  The busted grace period
+ * right after ignores it and frees the object.  Correct grace periods
+ * must pass that workload too.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,15 +45,49 @@ struct elem {
 
 static struct srcu_struct ss;
 static struct elem *current;
-static atomic_bool stop;
-static atomic_ulong violations, reads, updates, handoffs;
+static atomic_bool stop, late_readers;
+static atomic_ulong violations, reads, updates, handoffs, lates;
 static __thread unsigned window_seed;
+static __thread bool late;
 
-/* One lock in 8 stops for 0.1-1 ms between the index and the add. */
+#define LATE_HOLD_MS 50
+
+/*
+ * Returns once the next grace period to end has ended (the one running,
+ * or else the next to start), or after LATE_HOLD_MS.  A cookie names the
+ * end of the first grace period that starts after it is taken; two less,
+ * the end of the one running, which is done at once when none runs.
+ */
+static void wait_grace_period_end(void)
+{
+	unsigned long cookie = get_state_synchronize_srcu(&ss);
+	uint64_t deadline = check_now_ns() + LATE_HOLD_MS * 1000000ull;
+
+	if (!poll_state_synchronize_srcu(&ss, cookie - 2))
+		cookie -= 2;
+	while (!poll_state_synchronize_srcu(&ss, cookie) && check_now_ns() < deadline &&
+	       !atomic_load_explicit(&stop, memory_order_relaxed))
+		sched_yield();
+}
+
+/*
+ * One lock in 8 stops between the index and the add: for 0.1-1 ms, or,
+ * one in 4 of those with late_readers and outside any section, until a
+ * grace period ends.
+ */
 static void stress_lock_window(void)
 {
-	if (rand_r(&window_seed) % 8 == 0)
+	unsigned r = (unsigned)rand_r(&window_seed);
+
+	if (r % 8)
+		return;
+	if (atomic_load_explicit(&late_readers, memory_order_relaxed) && r / 8 % 4 == 0 &&
+	    quiesce_srcu_held_self.depth == 0) {
+		late = true;
+		wait_grace_period_end();
+	} else {
 		usleep(100 + rand_r(&window_seed) % 900);
+	}
 }
 
 static struct elem *new_elem(unsigned long seq)
@@ -110,8 +152,14 @@ static void *reader(void *arg)
 			inner = srcu_read_lock(&ss);
 			srcu_read_unlock(&ss, inner);
 		}
-		if (r % 3 == 0)
+		if (late) {
+			late = false;
+			wait_grace_period_end();
+			wait_grace_period_end();
+			atomic_fetch_add_explicit(&lates, 1, memory_order_relaxed);
+		} else if (r % 3 == 0) {
 			usleep(r % 500);	/* readers may sleep */
+		}
 		else
 			for (unsigned i = r % 2000; i > 0; i--)
 				quiesce_cpu_relax();
@@ -124,6 +172,9 @@ static void *reader(void *arg)
 			close_handed_over();
 		atomic_fetch_add_explicit(&reads, 1, memory_order_relaxed);
 	}
+	/* Reader 1 closes what it left in the slot: updaters may wait for it. */
+	if (id == 1)
+		close_handed_over();
 	return NULL;
 }
 
@@ -140,6 +191,9 @@ static void *updater(void *arg)
 			synchronize_srcu(&ss);
 		check_quarantine(old, sizeof(*old));
 		atomic_fetch_add_explicit(&updates, 1, memory_order_relaxed);
+		/* Paced, so that late readers load an object before it is replaced. */
+		if (atomic_load_explicit(&late_readers, memory_order_relaxed))
+			usleep(100);
 	}
 	return NULL;
 }
@@ -150,15 +204,25 @@ static bool stress_enough(void)
 	       atomic_load(&handoffs) >= 20;
 }
 
+/* Late readers hold grace periods up: fewer updates. */
+static bool late_stress_enough(void)
+{
+	return atomic_load(&reads) >= 2000 && atomic_load(&updates) >= 20 &&
+	       atomic_load(&handoffs) >= 5 && atomic_load(&lates) >= 20;
+}
+
 /*
- * For the busted controls: caught, or given (after 1.5 s) at least this
- * many updates, however long a slow machine takes for them.
+ * For the busted controls: caught, or given (after 1 s) at least this
+ * many updates (quiesce_test_busted_gp) or late readers
+ * (quiesce_test_busted_srcu), however long a slow machine takes for them.
  */
 #define BUSTED_UPDATES 20000
+#define BUSTED_LATES 500
 
 static bool busted_enough(void)
 {
-	return atomic_load(&violations) || atomic_load(&updates) >= BUSTED_UPDATES;
+	return atomic_load(&violations) || atomic_load(&updates) >= BUSTED_UPDATES ||
+	       atomic_load(&lates) >= BUSTED_LATES;
 }
 
 static unsigned long run_stress(unsigned ms, bool (*enough)(void))
@@ -166,10 +230,9 @@ static unsigned long run_stress(unsigned ms, bool (*enough)(void))
 	init_srcu_struct(&ss);
 	current = new_elem(0);
 	check_run_until(ms, enough, &stop, READERS, reader, UPDATERS, updater);
-	close_handed_over();
-	fprintf(stderr, "%lu reads, %lu updates, %lu hand-offs, %lu violations\n",
+	fprintf(stderr, "%lu reads, %lu updates, %lu hand-offs, %lu late readers, %lu violations\n",
 		atomic_load(&reads), atomic_load(&updates), atomic_load(&handoffs),
-		atomic_load(&violations));
+		atomic_load(&lates), atomic_load(&violations));
 	return atomic_load(&violations);
 }
 
@@ -178,8 +241,18 @@ static void busted_child(void *arg)
 	bool *busted = arg;
 
 	*busted = true;
+	atomic_store(&late_readers, busted == &quiesce_test_busted_srcu);
 	atomic_store(&updates, 0);
-	exit(run_stress(1500, busted_enough) ? 1 : 0);
+	atomic_store(&lates, 0);
+	exit(run_stress(1000, busted_enough) ? 1 : 0);
+}
+
+static void reset_counts(void)
+{
+	atomic_store(&reads, 0);
+	atomic_store(&updates, 0);
+	atomic_store(&handoffs, 0);
+	atomic_store(&lates, 0);
 }
 
 int main(void)
@@ -188,6 +261,12 @@ int main(void)
 	/* At least 1.5 s, and until readers and updaters made progress. */
 	CHECK(run_stress(1500, stress_enough) == 0, "readers saw freed objects");
 	cleanup_srcu_struct(&ss);
+	/* With late readers too: the workload that catches the second control. */
+	reset_counts();
+	atomic_store(&late_readers, true);
+	CHECK(run_stress(1000, late_stress_enough) == 0, "readers saw freed objects (late readers)");
+	cleanup_srcu_struct(&ss);
+	atomic_store(&late_readers, false);
 	check_child_detects_violation(busted_child, &quiesce_test_busted_gp);
 	check_child_detects_violation(busted_child, &quiesce_test_busted_srcu);
 	printf("srcu stress: all checks passed\n");
