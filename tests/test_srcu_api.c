@@ -87,7 +87,7 @@ static void polled(void)
 
 /* A reader asleep inside one domain holds up neither another nor RCU. */
 static struct srcu_struct sleepy, busy;
-static atomic_int sleeper_state;	/* 1: inside; 2: may leave; 3: left */
+static atomic_int sleeper_state;	/* 1: inside; 2: may leave; 3: leaving */
 
 static void *sleeper(void *arg)
 {
@@ -96,8 +96,8 @@ static void *sleeper(void *arg)
 	atomic_store(&sleeper_state, 1);
 	while (atomic_load(&sleeper_state) == 1)
 		check_sleep_us(1000);
-	srcu_read_unlock(&sleepy, idx);
 	atomic_store(&sleeper_state, 3);
+	srcu_read_unlock(&sleepy, idx);
 	return NULL;
 }
 

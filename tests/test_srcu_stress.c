@@ -12,14 +12,15 @@
  * periods that do not wait at all (quiesce_test_busted_gp), and ones that
  * skip their first wait, for the index readers are not taking, and wait
  * for the old index only after the flip (quiesce_test_busted_srcu).  For
- * the second the stop is made likely ("late" readers): a reader outside
- * any section stops until the next grace period has ended, polling for it
- * so that it adds (to the index that grace period flipped away from) and
- * loads the object before the updaters, paced, replace it again; then it holds
- * its section until two more grace periods have ended or, as a correct
- * one waits for it, LATE_HOLD_MS have passed.  The busted grace period
- * right after ignores it and frees the object.  Correct grace periods
- * must pass that workload too.
+ * the second the stop is made likely ("late" readers, one updater): a
+ * reader outside any section stops until a grace period that starts after
+ * its look at the index has ended, polling for it so that it adds (to the
+ * index that grace period flipped away from) and loads the object before
+ * the updater, paced, replaces it again; then it holds its section until
+ * two more grace periods have ended or, as a correct one waits for it,
+ * LATE_HOLD_MS have passed.  The busted grace period right after ignores
+ * it and frees the object.  Correct grace periods must pass that workload
+ * too.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -52,19 +53,12 @@ static __thread bool late;
 
 #define LATE_HOLD_MS 50
 
-/*
- * Returns once the next grace period to end has ended (the one running,
- * or else the next to start), or after LATE_HOLD_MS.  A cookie names the
- * end of the first grace period that starts after it is taken; two less,
- * the end of the one running, which is done at once when none runs.
- */
-static void wait_grace_period_end(void)
+/* Returns once a grace period from now has passed, or after LATE_HOLD_MS. */
+static void wait_grace_period(void)
 {
 	unsigned long cookie = get_state_synchronize_srcu(&ss);
 	uint64_t deadline = check_now_ns() + LATE_HOLD_MS * 1000000ull;
 
-	if (!poll_state_synchronize_srcu(&ss, cookie - 2))
-		cookie -= 2;
 	while (!poll_state_synchronize_srcu(&ss, cookie) && check_now_ns() < deadline &&
 	       !atomic_load_explicit(&stop, memory_order_relaxed))
 		sched_yield();
@@ -72,8 +66,8 @@ static void wait_grace_period_end(void)
 
 /*
  * One lock in 8 stops between the index and the add: for 0.1-1 ms, or,
- * one in 4 of those with late_readers and outside any section, until a
- * grace period ends.
+ * one in 4 of those with late_readers and outside any section, for a
+ * grace period.
  */
 static void stress_lock_window(void)
 {
@@ -84,7 +78,7 @@ static void stress_lock_window(void)
 	if (atomic_load_explicit(&late_readers, memory_order_relaxed) && r / 8 % 4 == 0 &&
 	    quiesce_srcu_held_self.depth == 0) {
 		late = true;
-		wait_grace_period_end();
+		wait_grace_period();
 	} else {
 		usleep(100 + rand_r(&window_seed) % 900);
 	}
@@ -154,8 +148,8 @@ static void *reader(void *arg)
 		}
 		if (late) {
 			late = false;
-			wait_grace_period_end();
-			wait_grace_period_end();
+			wait_grace_period();
+			wait_grace_period();
 			atomic_fetch_add_explicit(&lates, 1, memory_order_relaxed);
 		} else if (r % 3 == 0) {
 			usleep(r % 500);	/* readers may sleep */
@@ -191,7 +185,7 @@ static void *updater(void *arg)
 			synchronize_srcu(&ss);
 		check_quarantine(old, sizeof(*old));
 		atomic_fetch_add_explicit(&updates, 1, memory_order_relaxed);
-		/* Paced, so that late readers load an object before it is replaced. */
+		/* Paced, so that a late reader loads an object before it is replaced. */
 		if (atomic_load_explicit(&late_readers, memory_order_relaxed))
 			usleep(100);
 	}
@@ -229,7 +223,8 @@ static unsigned long run_stress(unsigned ms, bool (*enough)(void))
 {
 	init_srcu_struct(&ss);
 	current = new_elem(0);
-	check_run_until(ms, enough, &stop, READERS, reader, UPDATERS, updater);
+	check_run_until(ms, enough, &stop, READERS, reader,
+			atomic_load(&late_readers) ? 1 : UPDATERS, updater);
 	fprintf(stderr, "%lu reads, %lu updates, %lu hand-offs, %lu late readers, %lu violations\n",
 		atomic_load(&reads), atomic_load(&updates), atomic_load(&handoffs),
 		atomic_load(&lates), atomic_load(&violations));
