@@ -174,7 +174,7 @@ static void sync_latency(const struct qb_options *opt)
 			qb_progress("srcu: latency, %d readers, %s", readers, flavors[f]->name);
 			for (int r = 0; r < opt->repetitions; r++)
 				calls += qb_sync_latency(flavors[f], readers, MAX_CALLS,
-					qb_deadline(opt, start, READ_SHARE + LATENCY_SHARE * ++cell / cells),
+					qb_deadline(opt, start, LATENCY_SHARE * ++cell / cells),
 					&medians[r], &p99s[r]);
 			median = qb_record(EXP, flavors[f]->name, median_metric, "us", medians,
 					   opt->repetitions);

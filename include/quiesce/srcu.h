@@ -42,7 +42,11 @@
  *   that hold no section of it.
  * - A thread's first srcu_read_lock() or srcu_read_unlock() registers it as
  *   rcu_read_lock() does (rcu.h), so that every heavy-barrier backend
- *   reaches it (the signal one reaches registered threads only).
+ *   reaches it (the signal one reaches registered threads only).  Sections
+ *   may be taken in signal handlers of a thread registered already
+ *   (registering takes a lock); one that interrupts the thread's own
+ *   srcu_read_lock() of the same domain may leave that domain unchecked
+ *   (see below), never wrongly checked.
  * - A thread that exits inside a section leaves it open: the section is not
  *   the thread's.  Grace periods wait for it, and after the stall timeout
  *   report "SRCU domain <name>: N readers inside" (tid 0, thread_name the

@@ -120,6 +120,8 @@ static void srcu_setup(struct torture_run *run)
 
 static void srcu_thread_start(struct torture_thread *t)
 {
+	/* Registered before a signal handler's section can be its first. */
+	rcu_register_thread();
 	if (t->role == TORTURE_WRITER) {
 		struct writer *w = calloc(1, sizeof(*w));
 
