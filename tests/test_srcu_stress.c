@@ -225,6 +225,7 @@ static unsigned long run_stress(unsigned ms, bool (*enough)(void))
 	current = new_elem(0);
 	check_run_until(ms, enough, &stop, READERS, reader,
 			atomic_load(&late_readers) ? 1 : UPDATERS, updater);
+	free(current);	/* every thread has stopped */
 	fprintf(stderr, "%lu reads, %lu updates, %lu hand-offs, %lu late readers, %lu violations\n",
 		atomic_load(&reads), atomic_load(&updates), atomic_load(&handoffs),
 		atomic_load(&lates), atomic_load(&violations));
