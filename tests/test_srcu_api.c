@@ -59,7 +59,7 @@ static void publish_and_reclaim(void)
 	synchronize_srcu(&ss);
 	free(old);
 	/* Many grace periods: the index flips each time, readers follow. */
-	for (int i = 0; i < 100; i++) {
+	for (int i = 0; i < 20; i++) {
 		idx = srcu_read_lock(&ss);
 		srcu_read_unlock(&ss, idx);
 		if (i % 2)
@@ -129,7 +129,7 @@ static void domains_are_independent(void)
 	init_srcu_struct(&busy);
 	pthread_create(&t, NULL, sleeper, NULL);
 	check_wait_until(sleeper_inside, NULL, "the sleeper to enter");
-	for (int i = 0; i < 50; i++) {
+	for (int i = 0; i < 10; i++) {
 		synchronize_srcu(&busy);
 		synchronize_rcu();
 		int idx = srcu_read_lock(&busy);
