@@ -6,7 +6,8 @@
 # backend too.  ThreadSanitizer delivers a signal only when its thread
 # calls into the runtime, which a spinning reader may not do for long:
 # the signal variants are left out there, as tests/torture.cmake does.
-set(QUIESCE_SRCU_SUITE test_srcu_api test_srcu_stress test_srcu_misuse test_srcu_fork)
+set(QUIESCE_SRCU_SUITE test_srcu_api test_srcu_stress test_srcu_misuse test_srcu_fork
+  test_srcu_callbacks)
 set(QUIESCE_SRCU_ENVS "mprotect=QUIESCE_RCU_BACKEND=mprotect"
   "no_rseq=GLIBC_TUNABLES=glibc.pthread.rseq=0" "all_normal=QUIESCE_RCU_NORMAL=1")
 if(NOT CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|i.86)$")

@@ -108,6 +108,7 @@
 #include <string.h>
 
 #include "common/diag.h"
+#include "rcu/cb_domain.h"
 #include "rcu/gp_barrier.h"
 #include "rcu/gp_engine.h"
 #include "rcu/gp_seq.h"
@@ -125,6 +126,7 @@ struct quiesce_srcu_state {
 	bool second_wait;		/* under gp_lock: flipped, waiting for the old index */
 	bool handed_off;		/* a section was closed by a thread that had no record of it */
 	char stall_detail[192];		/* under gp_lock: the stall report's line */
+	struct quiesce_cb_domain cb;	/* call_srcu(): its thread starts on first use */
 };
 
 #define LOCKS(ss, i) ((ss)->count[(i)])
@@ -265,6 +267,7 @@ static void set_up(struct quiesce_srcu_struct *ss)
 	if (!st)
 		quiesce_die("out of memory for SRCU domain \"%s\"", name_of(ss));
 	quiesce_gp_domain_init(&st->gp, &srcu_ops, &ss->writer_sleeping);
+	quiesce_cb_domain_init(&st->cb, &st->gp, "quiesce-srcu");
 	st->ss = ss;
 	for (unsigned i = 0; i < 4; i++)
 		/* Release: the zeroed slots before the pointer (readers' dependent loads). */
@@ -416,6 +419,26 @@ bool quiesce_poll_state_synchronize_srcu(struct quiesce_srcu_struct *ss, unsigne
 	return quiesce_gp_seq_done(quiesce_gp_seq_current(&st->gp), cookie);
 }
 
+unsigned long quiesce_start_poll_synchronize_srcu(struct quiesce_srcu_struct *ss)
+{
+	return quiesce_cb_domain_start_poll(&ready(ss, "start_poll_synchronize_srcu")->cb);
+}
+
+void quiesce_call_srcu(struct quiesce_srcu_struct *ss, struct quiesce_rcu_head *head,
+		       void (*func)(struct quiesce_rcu_head *head))
+{
+	quiesce_cb_domain_call(&ready(ss, "call_srcu")->cb, head, func);
+}
+
+void quiesce_srcu_barrier(struct quiesce_srcu_struct *ss)
+{
+	struct quiesce_srcu_state *st = ready(ss, "srcu_barrier");
+
+	/* The callbacks' grace period would wait for this thread. */
+	forbid_inside_own_section(ss, st, "srcu_barrier");
+	quiesce_cb_domain_barrier(&st->cb, "srcu_barrier");
+}
+
 void quiesce_cleanup_srcu_struct(struct quiesce_srcu_struct *ss)
 {
 	struct quiesce_srcu_state *st = ready(ss, "cleanup_srcu_struct");
@@ -430,6 +453,14 @@ void quiesce_cleanup_srcu_struct(struct quiesce_srcu_struct *ss)
 	if (inside)
 		quiesce_die("cleanup_srcu_struct() on SRCU domain \"%s\" with %ld reader%s inside",
 			    name_of(ss), inside, inside == 1 ? "" : "s");
+	if (quiesce_cb_domain_pending(&st->cb))
+		quiesce_die("cleanup_srcu_struct() on SRCU domain \"%s\" with callbacks pending: "
+			    "call srcu_barrier() first", name_of(ss));
+	/*
+	 * The callback thread, if any, stops (nothing is pending, checked
+	 * above) after the grace period it may run for start_poll.
+	 */
+	quiesce_cb_domain_destroy(&st->cb);
 	if (pthread_mutex_trylock(&st->gp.gp_lock) ||
 	    __atomic_load_n(&st->gp.gp_ended_waiters, __ATOMIC_SEQ_CST))
 		quiesce_die("cleanup_srcu_struct() on SRCU domain \"%s\" while a grace period runs",
