@@ -17,10 +17,10 @@
  * its look at the index has ended, polling for it so that it adds (to the
  * index that grace period flipped away from) and loads the object before
  * the updater, paced, replaces it again; then it holds its section until
- * two more grace periods have ended or, as a correct one waits for it,
- * LATE_HOLD_MS have passed.  The busted grace period right after ignores
- * it and frees the object.  Correct grace periods must pass that workload
- * too.
+ * it finds the object poisoned or, as a correct grace period waits for
+ * it, late_hold_ms have passed.  The busted grace period right after
+ * ignores it and frees the object.  Correct grace periods must pass that
+ * workload too (with shorter holds: each holds every grace period up).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -51,13 +51,15 @@ static atomic_ulong violations, reads, updates, handoffs, lates;
 static __thread unsigned window_seed;
 static __thread bool late;
 
-#define LATE_HOLD_MS 50
+/* The longest a late reader waits for a grace period, outside its section. */
+#define LATE_WINDOW_MS 200
+static unsigned late_hold_ms;
 
-/* Returns once a grace period from now has passed, or after LATE_HOLD_MS. */
+/* Returns once a grace period from now has passed, or after LATE_WINDOW_MS. */
 static void wait_grace_period(void)
 {
 	unsigned long cookie = get_state_synchronize_srcu(&ss);
-	uint64_t deadline = check_now_ns() + LATE_HOLD_MS * 1000000ull;
+	uint64_t deadline = check_now_ns() + LATE_WINDOW_MS * 1000000ull;
 
 	while (!poll_state_synchronize_srcu(&ss, cookie) && check_now_ns() < deadline &&
 	       !atomic_load_explicit(&stop, memory_order_relaxed))
@@ -147,9 +149,11 @@ static void *reader(void *arg)
 			srcu_read_unlock(&ss, inner);
 		}
 		if (late) {
+			uint64_t until = check_now_ns() + late_hold_ms * 1000000ull;
+
 			late = false;
-			wait_grace_period();
-			wait_grace_period();
+			while (check_now_ns() < until && check_record_intact(&e->rec))
+				usleep(100);
 			atomic_fetch_add_explicit(&lates, 1, memory_order_relaxed);
 		} else if (r % 3 == 0) {
 			usleep(r % 500);	/* readers may sleep */
@@ -187,7 +191,7 @@ static void *updater(void *arg)
 		atomic_fetch_add_explicit(&updates, 1, memory_order_relaxed);
 		/* Paced, so that a late reader loads an object before it is replaced. */
 		if (atomic_load_explicit(&late_readers, memory_order_relaxed))
-			usleep(100);
+			usleep(1000);
 	}
 	return NULL;
 }
@@ -238,6 +242,7 @@ static void busted_child(void *arg)
 
 	*busted = true;
 	atomic_store(&late_readers, busted == &quiesce_test_busted_srcu);
+	late_hold_ms = 200;
 	atomic_store(&updates, 0);
 	atomic_store(&lates, 0);
 	exit(run_stress(1000, busted_enough) ? 1 : 0);
@@ -260,6 +265,7 @@ int main(void)
 	/* With late readers too: the workload that catches the second control. */
 	reset_counts();
 	atomic_store(&late_readers, true);
+	late_hold_ms = 20;
 	CHECK(run_stress(1000, late_stress_enough) == 0, "readers saw freed objects (late readers)");
 	cleanup_srcu_struct(&ss);
 	atomic_store(&late_readers, false);

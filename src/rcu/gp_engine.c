@@ -118,7 +118,8 @@ static unsigned count_blocking_readers(struct quiesce_gp_domain *d)
 
 static void report_stalls(struct quiesce_gp_domain *d, uint64_t waited_ns)
 {
-	struct quiesce_rcu_stall stalled[STALL_REPORT_MAX];
+	/* Zeroed: a domain that names threads leaves detail NULL. */
+	struct quiesce_rcu_stall stalled[STALL_REPORT_MAX] = { 0 };
 	char names[STALL_REPORT_MAX][16];
 	unsigned n = d->ops->blocking(d, stalled, names, STALL_REPORT_MAX);
 

@@ -102,7 +102,6 @@
  */
 #include <quiesce/srcu.h>
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

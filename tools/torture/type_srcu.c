@@ -1,7 +1,8 @@
 /*
  * type_srcu.c - SRCU readers, which may sleep inside their sections, and
  * writers that wait in synchronize_srcu(), its expedited form or the
- * polled API, on one domain of the run's own.
+ * polled API (start_poll's grace periods run by the domain's callback
+ * thread), on one domain of the run's own.
  *
  * The check is the RCU types' pipeline age (rcu_pipeline.h): an element
  * is 0 while current, 1 once removed, one more after each grace period its
@@ -201,7 +202,7 @@ static void wait_grace_period(struct torture_thread *t, struct srcu_struct *ss)
 {
 	unsigned long cookie;
 
-	switch (torture_random(t) % 4) {
+	switch (torture_random(t) % 5) {
 	case 0:
 		synchronize_srcu_expedited(ss);
 		break;
@@ -209,6 +210,12 @@ static void wait_grace_period(struct torture_thread *t, struct srcu_struct *ss)
 		cookie = get_state_synchronize_srcu(ss);
 		while (!poll_state_synchronize_srcu(ss, cookie))
 			synchronize_srcu(ss);
+		break;
+	case 2:
+		/* The domain's callback thread ends it; woken by the timer. */
+		cookie = start_poll_synchronize_srcu(ss);
+		while (!poll_state_synchronize_srcu(ss, cookie))
+			torture_sleep_ns(20000 + torture_random(t) % 80000);
 		break;
 	default:
 		synchronize_srcu(ss);
