@@ -16,11 +16,14 @@
  * reader outside any section stops until a grace period that starts after
  * its look at the index has ended, polling for it so that it adds (to the
  * index that grace period flipped away from) and loads the object before
- * the updater, paced, replaces it again; then it holds its section until
- * it finds the object poisoned or, as a correct grace period waits for
- * it, late_hold_ms have passed.  The busted grace period right after
- * ignores it and frees the object.  Correct grace periods must pass that
- * workload too (with shorter holds: each holds every grace period up).
+ * the updater replaces it again (the updater waits for it: late_cookie);
+ * then it holds its section until a grace period from then has ended
+ * and, for LATE_POISON_MS more, the updater had time to poison what it
+ * replaced; or until it finds the object poisoned; or, as a correct grace
+ * period waits for it, until late_hold_ms have passed.  The busted grace
+ * period right after ignores it and frees the object.  Correct grace
+ * periods must pass that workload too (with short holds: each holds every
+ * grace period up).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -48,11 +51,22 @@ static struct srcu_struct ss;
 static struct elem *current;
 static atomic_bool stop, late_readers;
 static atomic_ulong violations, reads, updates, handoffs, lates;
-static __thread unsigned window_seed;
+static __thread unsigned window_seed, reader_id;
 static __thread bool late;
+/*
+ * A late reader's cookie while it waits for its grace period and until it
+ * has loaded the object (0: none).  After each grace period the updater
+ * waits (at most LATE_WINDOW_MS) for the late readers whose grace period
+ * has passed to load, so that they load before it replaces the object.
+ */
+static atomic_ulong late_cookie[READERS + 1];
+/* One late reader at a time, never one of the hand-off pair. */
+static atomic_bool late_active;
 
 /* The longest a late reader waits for a grace period, outside its section. */
 #define LATE_WINDOW_MS 200
+/* How long it looks for poison once a grace period from its load has ended. */
+#define LATE_POISON_MS 20
 static unsigned late_hold_ms;
 
 /* Returns once a grace period from now has passed, or after LATE_WINDOW_MS. */
@@ -68,8 +82,8 @@ static void wait_grace_period(void)
 
 /*
  * One lock in 8 stops between the index and the add: for 0.1-1 ms, or,
- * one in 4 of those with late_readers and outside any section, for a
- * grace period.
+ * one in 4 of those with late_readers, outside any section and when no
+ * other reader is late, for a grace period.
  */
 static void stress_lock_window(void)
 {
@@ -78,8 +92,10 @@ static void stress_lock_window(void)
 	if (r % 8)
 		return;
 	if (atomic_load_explicit(&late_readers, memory_order_relaxed) && r / 8 % 4 == 0 &&
-	    quiesce_srcu_held_self.depth == 0) {
+	    reader_id > 2 && quiesce_srcu_held_self.depth == 0 &&
+	    !atomic_exchange(&late_active, true)) {
 		late = true;
+		atomic_store(&late_cookie[reader_id], get_state_synchronize_srcu(&ss));
 		wait_grace_period();
 	} else {
 		usleep(100 + rand_r(&window_seed) % 900);
@@ -137,11 +153,14 @@ static void *reader(void *arg)
 	unsigned id = (unsigned)(uintptr_t)arg, seed = id;
 
 	window_seed = id * 7919u;
+	reader_id = id;
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		int idx = srcu_read_lock(&ss), inner;
 		struct elem *e = srcu_dereference(current, &ss);
 		unsigned r = rand_r(&seed);
 
+		if (late)
+			atomic_store(&late_cookie[id], 0);
 		check_elem(e);
 		if (r % 4 == 0) {
 			/* A nested section must not end protection early. */
@@ -149,12 +168,18 @@ static void *reader(void *arg)
 			srcu_read_unlock(&ss, inner);
 		}
 		if (late) {
+			unsigned long cookie = get_state_synchronize_srcu(&ss);
 			uint64_t until = check_now_ns() + late_hold_ms * 1000000ull;
 
 			late = false;
+			while (check_now_ns() < until && check_record_intact(&e->rec) &&
+			       !poll_state_synchronize_srcu(&ss, cookie))
+				usleep(100);
+			until = check_now_ns() + LATE_POISON_MS * 1000000ull;
 			while (check_now_ns() < until && check_record_intact(&e->rec))
 				usleep(100);
 			atomic_fetch_add_explicit(&lates, 1, memory_order_relaxed);
+			atomic_store(&late_active, false);
 		} else if (r % 3 == 0) {
 			usleep(r % 500);	/* readers may sleep */
 		}
@@ -176,6 +201,20 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* Lets the late readers whose grace period has passed load the object. */
+static void wait_for_late_readers(void)
+{
+	uint64_t deadline = check_now_ns() + LATE_WINDOW_MS * 1000000ull;
+
+	for (int i = 1; i <= READERS; i++) {
+		unsigned long cookie;
+
+		while ((cookie = atomic_load(&late_cookie[i])) &&
+		       poll_state_synchronize_srcu(&ss, cookie) && check_now_ns() < deadline)
+			usleep(20);
+	}
+}
+
 static void *updater(void *arg)
 {
 	unsigned long seq = (uintptr_t)arg << 40;
@@ -189,9 +228,7 @@ static void *updater(void *arg)
 			synchronize_srcu(&ss);
 		check_quarantine(old, sizeof(*old));
 		atomic_fetch_add_explicit(&updates, 1, memory_order_relaxed);
-		/* Paced, so that a late reader loads an object before it is replaced. */
-		if (atomic_load_explicit(&late_readers, memory_order_relaxed))
-			usleep(1000);
+		wait_for_late_readers();
 	}
 	return NULL;
 }

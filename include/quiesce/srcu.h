@@ -23,15 +23,17 @@
  *   may unlock what another locked, given the index by any hand-off that
  *   orders the lock before the unlock (a mutex, a queue, a join); such a
  *   section belongs to no thread.
- * - srcu_read_unlock() with an index that is not 0 or 1 aborts.  Unlocks
+ * - srcu_read_unlock() with an index that is not 0 or 1, or on a
+ *   DEFINE_SRCU domain no srcu_read_lock() has entered, aborts.  Unlocks
  *   that outnumber locks on an index abort in the next grace period that
  *   sees them, or in cleanup_srcu_struct().
- * - synchronize_srcu() and its expedited form must not be called inside a
- *   section of the same domain (they would wait for themselves); inside
- *   sections of other domains and of default RCU they may.  What is
+ * - synchronize_srcu(), its expedited form and srcu_barrier() must not be
+ *   called inside a section of the same domain (they would wait for
+ *   themselves); inside sections of other domains they may (and
+ *   synchronize_srcu() inside default RCU's sections too).  What is
  *   checked: each thread records the domains of its innermost four open
- *   sections that it opened itself; synchronize_srcu(&ss) aborts with a
- *   message when ss is among them, unless some section of ss has ever been
+ *   sections that it opened itself; synchronize_srcu(&ss) (or the others)
+ *   aborts with a message when ss is among them, unless some section of ss has ever been
  *   closed by a thread that did not record it (a hand-off), after which
  *   ss is not checked.  A thread that closes, on a domain, a section
  *   another thread opened while its own innermost open section is of the
@@ -46,7 +48,7 @@
  *   may be taken in signal handlers of a thread registered already
  *   (registering takes a lock); one that interrupts the thread's own
  *   srcu_read_lock() of the same domain may leave that domain unchecked
- *   (see below), never wrongly checked.
+ *   (above), never wrongly checked.
  * - A thread that exits inside a section leaves it open: the section is not
  *   the thread's.  Grace periods wait for it, and after the stall timeout
  *   report "SRCU domain <name>: N readers inside" (tid 0, thread_name the
@@ -68,9 +70,11 @@
  *   polls longer before it sleeps.  rcu_set_normal() and
  *   rcu_set_expedited() apply to every domain.
  * - call_srcu(&ss, head, func) runs func(head) on the domain's own callback
- *   thread after a grace period of the domain; srcu_barrier(&ss) waits for
- *   every callback queued before it.  Callbacks follow call_rcu()'s rules
- *   (rcu.h), with srcu_barrier() for rcu_barrier().
+ *   thread ("quiesce-srcu", started by the domain's first call_srcu() or
+ *   start_poll, stopped by cleanup_srcu_struct()) after a grace period of
+ *   the domain; srcu_barrier(&ss) waits for every callback queued before
+ *   it.  Callbacks follow call_rcu()'s rules (rcu.h), with srcu_barrier()
+ *   for rcu_barrier().
  * - Polled: get_state_synchronize_srcu() names the end of the next full
  *   grace period; start_poll_synchronize_srcu() also has the domain's
  *   callback thread run it; poll_state_synchronize_srcu() says whether it
@@ -79,9 +83,12 @@
  * Cost: a reader is one load of the domain's index and one add to this
  * CPU's slot of a counter, in and out: no atomic instruction and no fence
  * on x86-64 with rseq (glibc 2.35+); an atomic add elsewhere
- * (percpu_count.h).  Memory: the structure, plus four per-CPU counters of
- * 8 * (possible CPUs + 1) bytes and about 300 bytes of grace-period state:
- * proportional to CPUs, not threads, so thousands of domains are fine.
+ * (percpu_count.h); and the thread's record above, a few thread-local
+ * loads and stores.  Memory: the structure (64 bytes), four per-CPU
+ * counters of 8 * (possible CPUs + 1) bytes, and 736 bytes of grace-period
+ * and callback state (x86-64, glibc): proportional to CPUs, not threads,
+ * so thousands of domains are fine (a thread each only for those that use
+ * call_srcu() or start_poll).
  * The ordering argument is at the top of src/rcu/srcu.c.
  */
 #ifndef QUIESCE_SRCU_H

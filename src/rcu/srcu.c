@@ -90,7 +90,8 @@
  * ended before them; if U did not, L != U and we do not skip.  The
  * caller's own adds precede its counts in program order.
  *
- * The synchronize-inside-a-section check (rules in srcu.h): each thread's
+ * The check that synchronize_srcu() and srcu_barrier() are not called
+ * inside the domain's own section (rules in srcu.h): each thread's
  * quiesce_srcu_held_self records the innermost sections it opened; an
  * unlock that does not find its section on top of the unlocking thread's
  * record searches the record, and when the section is not there marks the
