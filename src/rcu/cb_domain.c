@@ -539,6 +539,12 @@ bool quiesce_cb_domain_pending(struct quiesce_cb_domain *cbd)
 	return __atomic_load_n(&cbd->stats.queued, __ATOMIC_SEQ_CST) != invoked;
 }
 
+/* Whether the caller holds the domain's grace periods: it must not wait for one. */
+static bool caller_holds_gp(struct quiesce_cb_domain *cbd)
+{
+	return cbd->gp->ops->caller_holds && cbd->gp->ops->caller_holds(cbd->gp);
+}
+
 /*
  * A throttled caller waits until the backlog has fallen to half the mark,
  * not until everything queued before it has run: it resumes queueing while
@@ -550,7 +556,7 @@ void quiesce_cb_throttle(struct quiesce_cb_domain *cbd)
 	struct timespec ts = { (time_t)(deadline_ns / 1000000000u),
 			       (long)(deadline_ns % 1000000000u) };
 
-	if (on_worker || quiesce_rcu_read_ongoing() ||
+	if (on_worker || quiesce_rcu_read_ongoing() || caller_holds_gp(cbd) ||
 	    QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_GONE)
 		return;
 	__atomic_fetch_add(&cbd->stats.throttled, 1, __ATOMIC_RELAXED);
@@ -662,8 +668,8 @@ void quiesce_cb_domain_destroy(struct quiesce_cb_domain *cbd)
 
 /*
  * exit(): lets one domain's pending callbacks run (within a bound), then
- * stops its thread.  Inside a critical section, or on a callback thread,
- * it cannot wait for anything.
+ * stops its thread.  Inside a critical section (of the domain, or of the
+ * default one), or on a callback thread, it cannot wait for anything.
  */
 static void stop_at_exit(struct quiesce_cb_domain *cbd, bool may_wait)
 {
@@ -696,7 +702,7 @@ static void run_at_exit(void)
 
 	pthread_mutex_lock(&domains_lock);
 	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed)
-		stop_at_exit(cbd, may_wait);
+		stop_at_exit(cbd, may_wait && !caller_holds_gp(cbd));
 	pthread_mutex_unlock(&domains_lock);
 }
 

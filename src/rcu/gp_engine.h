@@ -49,6 +49,12 @@ struct quiesce_gp_domain_ops {
 	 * sequentially consistent store), before the barrier.
 	 */
 	bool (*no_reader)(struct quiesce_gp_domain *d);
+	/*
+	 * Optional: whether the calling thread holds the domain's grace
+	 * periods (inside a section; online), so that it must not wait for
+	 * one (the callback thread's throttle and exit wait look).
+	 */
+	bool (*caller_holds)(struct quiesce_gp_domain *d);
 	/* Starts a grace period: flips the domain's phase. */
 	void (*start)(struct quiesce_gp_domain *d);
 	/*

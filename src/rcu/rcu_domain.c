@@ -125,10 +125,17 @@ static bool rcu_no_reader(struct quiesce_gp_domain *d)
 	return n == 0 || (n == 1 && quiesce_rcu_reader_self.ctr != QUIESCE_RCU_UNREGISTERED);
 }
 
+static bool rcu_caller_holds(struct quiesce_gp_domain *d)
+{
+	(void)d;
+	return quiesce_rcu_read_ongoing();
+}
+
 static const struct quiesce_gp_domain_ops rcu_ops = {
 	.kind = "RCU",
 	.barrier_first = true,
 	.no_reader = rcu_no_reader,
+	.caller_holds = rcu_caller_holds,
 	.start = rcu_start,
 	.blocking = rcu_blocking,
 };
