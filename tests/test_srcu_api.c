@@ -162,17 +162,19 @@ static void *open_and_exit(void *arg)
 }
 
 static atomic_int srcu_stalls, stall_tid = -1;
+static atomic_bool stall_claimed;
 static char stall_line[512], stall_name[16];
 
+/* The first report is copied, then counted: the test reads it once counted. */
 static void on_stall(const struct quiesce_rcu_stall *stall)
 {
-	if (stall->phase != QUIESCE_RCU_STALL_READER || !stall->detail)
+	if (stall->phase != QUIESCE_RCU_STALL_READER || !stall->detail ||
+	    atomic_exchange(&stall_claimed, true))
 		return;
-	if (atomic_fetch_add(&srcu_stalls, 1) == 0) {
-		snprintf(stall_line, sizeof(stall_line), "%s", stall->detail);
-		snprintf(stall_name, sizeof(stall_name), "%s", stall->thread_name);
-		atomic_store(&stall_tid, stall->tid);
-	}
+	snprintf(stall_line, sizeof(stall_line), "%s", stall->detail);
+	snprintf(stall_name, sizeof(stall_name), "%s", stall->thread_name);
+	atomic_store(&stall_tid, stall->tid);
+	atomic_store(&srcu_stalls, 1);
 }
 
 static bool stall_reported(void *arg)
