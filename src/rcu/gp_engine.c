@@ -11,7 +11,9 @@
  *   2. If the domain says no reader can exist, it ends here.
  *   3. The heavy barrier, if the domain's readers need it (barrier_first).
  *   4. The domain's start(): its phase flip.
- *   5. wait_for_readers(): until the domain's blocking() counts none.
+ *   5. wait_for_readers(): until the domain's blocking() counts none;
+ *      again after each next_wait() that starts another wait (SRCU's
+ *      second index).
  *   6. The sequence number goes even, with release.
  *
  * Normal and expedited.  Both issue the same barrier: membarrier
@@ -116,7 +118,8 @@ static unsigned count_blocking_readers(struct quiesce_gp_domain *d)
 
 static void report_stalls(struct quiesce_gp_domain *d, uint64_t waited_ns)
 {
-	struct quiesce_rcu_stall stalled[STALL_REPORT_MAX];
+	/* Zeroed: a domain that names threads leaves detail NULL. */
+	struct quiesce_rcu_stall stalled[STALL_REPORT_MAX] = { 0 };
 	char names[STALL_REPORT_MAX][16];
 	unsigned n = d->ops->blocking(d, stalled, names, STALL_REPORT_MAX);
 
@@ -207,6 +210,8 @@ static void run_one_grace_period(struct quiesce_gp_domain *d, bool expedited)
 		/* After the barrier: the domain's argument says why. */
 		d->ops->start(d);
 		wait_for_readers(d, expedited);
+		while (d->ops->next_wait && d->ops->next_wait(d))
+			wait_for_readers(d, expedited);
 	}
 	/*
 	 * Release: everything the scan observed (the readers' exits) happens

@@ -65,6 +65,14 @@ struct quiesce_gp_domain_ops {
 	 */
 	unsigned (*blocking)(struct quiesce_gp_domain *d, struct quiesce_rcu_stall *stalled,
 			     char names[][16], unsigned cap);
+	/*
+	 * Optional: called when blocking() counts none; returns true after
+	 * starting another wait of the same grace period (SRCU flips its
+	 * index here, then waits for the old one's readers).  Each wait
+	 * polls and sleeps as the first does, its sleeps behind a barrier
+	 * issued after this call, so that readers see what it stored.
+	 */
+	bool (*next_wait)(struct quiesce_gp_domain *d);
 };
 
 struct quiesce_gp_domain {

@@ -54,7 +54,10 @@ bool quiesce_stall_clock_due(struct quiesce_stall_clock *c, uint64_t *waited_ns)
 
 static void print_stall(const struct quiesce_rcu_stall *stall)
 {
-	if (stall->phase == QUIESCE_RCU_STALL_READER)
+	if (stall->phase == QUIESCE_RCU_STALL_READER && stall->detail)
+		fprintf(stderr, "quiesce: %s; a grace period has waited %" PRIu64 " ms\n",
+			stall->detail, stall->waited_ms);
+	else if (stall->phase == QUIESCE_RCU_STALL_READER)
 		fprintf(stderr,
 			"quiesce: RCU stall: thread %d (\"%s\") has held a read-side critical "
 			"section while a grace period waited %" PRIu64 " ms\n",
@@ -88,6 +91,7 @@ void quiesce_stall_report(const struct quiesce_rcu_stall *stall)
 		.thread_name = stall->thread_name,
 		.waited_ms = stall->waited_ms,
 		.phase = QUIESCE_RCU_STALL_READER,
+		.detail = stall->detail,
 	};
 
 	deliver(&reader);

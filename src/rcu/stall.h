@@ -25,7 +25,11 @@ void quiesce_stall_clock_start(struct quiesce_stall_clock *c);
 /* Whether a report is due now; if so, sets *waited_ns and schedules the next. */
 bool quiesce_stall_clock_due(struct quiesce_stall_clock *c, uint64_t *waited_ns);
 
-/* Reports one stalled reader (its tid, name and waited_ms) to the handler, or prints it. */
+/*
+ * Reports one stalled reader (its tid, name and waited_ms; or, for readers
+ * that belong to no thread, as an SRCU domain's, tid 0 and a detail line
+ * that says what holds the grace period) to the handler, or prints it.
+ */
 void quiesce_stall_report(const struct quiesce_rcu_stall *stall);
 
 /*

@@ -27,6 +27,7 @@ extern const struct torture_type torture_type_freeze;
 extern const struct torture_type torture_type_rcuhash;
 extern const struct torture_type torture_type_wfqueue;
 extern const struct torture_type torture_type_qsbr;
+extern const struct torture_type torture_type_srcu;
 
 /* Shared by the types built on rcu_sync (type_percpu_rwsem.c). */
 void torture_rcu_sync_set_busted(bool on);

@@ -1,0 +1,213 @@
+/*
+ * srcu: an SRCU domain beside quiesce's default RCU, in one run.
+ *
+ *  - read-side pair cost (ns per srcu_read_lock + srcu_read_unlock, and per
+ *    rcu_read_lock + rcu_read_unlock), on 1 and 2 threads at once, each
+ *    thread in its own loop (goal: SRCU within 2x of RCU, flat in threads);
+ *  - synchronize latency, median and p99, with 0, 1 and 2 busy reader
+ *    threads of the domain waited for: synchronize_srcu(), its expedited
+ *    form, and synchronize_rcu() with as many RCU readers.
+ * Each part measures for its share of the experiment's time budget.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <quiesce/srcu.h>
+
+#include "bench.h"
+#include "rcu_flavor.h"
+#include "sync_latency.h"
+
+#define EXP "srcu"
+
+/* Shares of the budget: read pairs, latency table. */
+#define READ_SHARE 0.3
+#define LATENCY_SHARE 0.7
+/* At most this many latencies per repetition. */
+#define MAX_CALLS 100000
+#define PAIR_BATCH 1000000L
+
+static DEFINE_SRCU(bench_srcu);
+/* The index the flavor's read_lock() got, for its read_unlock(). */
+static __thread int bench_srcu_idx;
+
+static void srcu_lock(void)
+{
+	bench_srcu_idx = srcu_read_lock(&bench_srcu);
+}
+
+static void srcu_unlock(void)
+{
+	srcu_read_unlock(&bench_srcu, bench_srcu_idx);
+}
+
+static void srcu_sync(void)
+{
+	synchronize_srcu(&bench_srcu);
+}
+
+static void srcu_sync_expedited(void)
+{
+	synchronize_srcu_expedited(&bench_srcu);
+}
+
+static double srcu_pair_ns(long iterations)
+{
+	uint64_t start = qb_now_ns();
+
+	for (long i = 0; i < iterations; i++) {
+		int idx = srcu_read_lock(&bench_srcu);
+
+		srcu_read_unlock(&bench_srcu, idx);
+	}
+	return (double)(qb_now_ns() - start) / (double)iterations;
+}
+
+static const struct qb_rcu_flavor srcu_flavor = {
+	.name = "quiesce synchronize_srcu",
+	.register_thread = quiesce_rcu_register_thread,
+	.unregister_thread = quiesce_rcu_unregister_thread,
+	.read_lock = srcu_lock,
+	.read_unlock = srcu_unlock,
+	.synchronize = srcu_sync,
+	.read_pair_ns = srcu_pair_ns,
+};
+
+static const struct qb_rcu_flavor srcu_expedited_flavor = {
+	.name = "quiesce synchronize_srcu_expedited",
+	.register_thread = quiesce_rcu_register_thread,
+	.unregister_thread = quiesce_rcu_unregister_thread,
+	.read_lock = srcu_lock,
+	.read_unlock = srcu_unlock,
+	.synchronize = srcu_sync_expedited,
+	.read_pair_ns = srcu_pair_ns,
+};
+
+struct pair_loop {
+	const struct qb_rcu_flavor *flavor;
+	uint64_t deadline;
+	double best_ns;
+};
+
+/* The best batch of this thread's until the deadline (at least one). */
+static void *pair_loop_thread(void *p)
+{
+	struct pair_loop *l = p;
+
+	l->flavor->register_thread();
+	do {
+		double ns = l->flavor->read_pair_ns(PAIR_BATCH);
+
+		l->best_ns = l->best_ns == 0 || ns < l->best_ns ? ns : l->best_ns;
+	} while (qb_now_ns() < l->deadline);
+	l->flavor->unregister_thread();
+	return NULL;
+}
+
+/* ns per pair on each of `threads` threads at once, averaged over them. */
+static double pair_ns(const struct qb_rcu_flavor *flavor, int threads, uint64_t deadline)
+{
+	struct pair_loop loops[threads];
+	double sum = 0;
+
+	for (int i = 0; i < threads; i++)
+		loops[i] = (struct pair_loop){ flavor, deadline, 0 };
+	qb_run_threads(threads, pair_loop_thread, loops, sizeof(loops[0]));
+	for (int i = 0; i < threads; i++)
+		sum += loops[i].best_ns;
+	return sum / threads;
+}
+
+static void read_pairs(const struct qb_options *opt)
+{
+	const struct qb_rcu_flavor *const flavors[] = { &srcu_flavor, &qb_quiesce_rcu };
+	const char *names[] = { "srcu_read_lock+unlock", "rcu_read_lock+unlock" };
+	const int cells = 2 * 2 * opt->repetitions;
+	uint64_t start = qb_now_ns();
+	int cell = 0;
+
+	for (int threads = 1; threads <= 2; threads++) {
+		char metric[48];
+
+		snprintf(metric, sizeof(metric), "read pair, %d thread%s", threads,
+			 threads == 1 ? "" : "s");
+		qb_heading("read-side lock+unlock pair, %d thread%s at once (best batch of each "
+			   "thread, averaged)", threads, threads == 1 ? "" : "s");
+		qb_progress("srcu: read pairs, %d thread%s", threads, threads == 1 ? "" : "s");
+		for (int f = 0; f < 2; f++) {
+			double samples[opt->repetitions];
+			struct qb_spread s;
+
+			for (int r = 0; r < opt->repetitions; r++)
+				samples[r] = pair_ns(flavors[f], threads,
+					qb_deadline(opt, start, READ_SHARE * ++cell / cells));
+			s = qb_record(EXP, names[f], metric, "ns", samples, opt->repetitions);
+			qb_plot_point("srcu-read-pair", "read-side pair (bars: min..max of the repetitions)",
+				      "threads", "nanoseconds", names[f], threads, s);
+		}
+		qb_ratio(EXP, metric, names[0], names[1], "<= 2.0");
+	}
+}
+
+static void sync_latency(const struct qb_options *opt)
+{
+	const struct qb_rcu_flavor *const flavors[] = {
+		&srcu_flavor, &srcu_expedited_flavor, &qb_quiesce_rcu,
+	};
+	const int n = sizeof(flavors) / sizeof(flavors[0]);
+	const int cells = 3 * n * opt->repetitions;
+	uint64_t start = qb_now_ns();
+	int cell = 0;
+
+	for (int readers = 0; readers <= 2; readers++) {
+		char median_metric[48], p99_metric[48];
+
+		snprintf(median_metric, sizeof(median_metric), "median, %d readers", readers);
+		snprintf(p99_metric, sizeof(p99_metric), "p99, %d readers", readers);
+		qb_heading("synchronize latency with %d busy reader threads (of the domain waited for)",
+			   readers);
+		for (int f = 0; f < n; f++) {
+			double medians[opt->repetitions], p99s[opt->repetitions];
+			struct qb_spread median;
+			int calls = 0;
+
+			qb_progress("srcu: latency, %d readers, %s", readers, flavors[f]->name);
+			for (int r = 0; r < opt->repetitions; r++)
+				calls += qb_sync_latency(flavors[f], readers, MAX_CALLS,
+					qb_deadline(opt, start, LATENCY_SHARE * ++cell / cells),
+					&medians[r], &p99s[r]);
+			median = qb_record(EXP, flavors[f]->name, median_metric, "us", medians,
+					   opt->repetitions);
+			qb_record(EXP, flavors[f]->name, p99_metric, "us", p99s, opt->repetitions);
+			qb_note("%d calls in %d repetitions", calls, opt->repetitions);
+			qb_plot_point("srcu-sync-latency",
+				      "synchronize latency, median (bars: min..max of the repetitions)",
+				      "busy reader threads", "microseconds", flavors[f]->name, readers,
+				      median);
+		}
+		qb_ratio(EXP, median_metric, srcu_flavor.name, qb_quiesce_rcu.name, NULL);
+		qb_ratio(EXP, median_metric, srcu_expedited_flavor.name, qb_quiesce_rcu.name, NULL);
+		qb_ratio(EXP, p99_metric, srcu_flavor.name, qb_quiesce_rcu.name, NULL);
+	}
+}
+
+static void run_srcu(const struct qb_options *opt)
+{
+	char knob[16] = "?";
+	FILE *f = fopen("/sys/kernel/rcu_expedited", "r");
+
+	if (f) {
+		if (!fgets(knob, sizeof(knob), f))
+			snprintf(knob, sizeof(knob), "?");
+		fclose(f);
+	}
+	knob[strcspn(knob, "\n")] = '\0';
+	qb_note("/sys/kernel/rcu_expedited = %s; barrier backend: %s", knob,
+		quiesce_rcu_backend_name());
+	read_pairs(opt);
+	sync_latency(opt);
+}
+
+QB_EXPERIMENT(srcu_experiment, .name = EXP,
+	      .title = "SRCU read pair and synchronize_srcu() latency beside quiesce's RCU",
+	      .order = 105, .run = run_srcu)

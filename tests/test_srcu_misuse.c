@@ -1,0 +1,177 @@
+/*
+ * Misuse of SRCU aborts with a message that names the mistake and the
+ * domain; what srcu.h allows (synchronize inside another domain's section,
+ * sections that end out of order) does not.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include <quiesce/srcu.h>
+
+#include "check.h"
+
+static struct srcu_struct ss, other;
+
+static void cleanup_with_reader_inside(void *arg)
+{
+	init_srcu_struct(&ss);
+	srcu_read_lock(&ss);
+	cleanup_srcu_struct(&ss);
+}
+
+static void *lock_and_exit(void *arg)
+{
+	srcu_read_lock(&ss);
+	return NULL;
+}
+
+static void cleanup_with_reader_of_exited_thread(void *arg)
+{
+	pthread_t t;
+
+	init_srcu_struct(&ss);
+	pthread_create(&t, NULL, lock_and_exit, NULL);
+	pthread_join(t, NULL);
+	cleanup_srcu_struct(&ss);
+}
+
+static void unlock_bad_index(void *arg)
+{
+	init_srcu_struct(&ss);
+	srcu_read_unlock(&ss, 2);
+}
+
+static void unlocks_outnumber_locks(void *arg)
+{
+	int idx;
+
+	init_srcu_struct(&ss);
+	idx = srcu_read_lock(&ss);
+	srcu_read_unlock(&ss, idx);
+	srcu_read_unlock(&ss, idx);
+	synchronize_srcu(&ss);
+}
+
+static void *extra_unlock(void *arg)
+{
+	srcu_read_unlock(&ss, 0);
+	return NULL;
+}
+
+/* An extra unlock from another thread, seen by a full grace period. */
+static void unlocks_outnumber_locks_elsewhere(void *arg)
+{
+	pthread_t t;
+
+	init_srcu_struct(&ss);
+	synchronize_srcu(&ss);
+	rcu_register_thread();	/* no shortcut: another thread is registered */
+	pthread_create(&t, NULL, extra_unlock, NULL);
+	pthread_join(t, NULL);
+	synchronize_srcu(&ss);
+	synchronize_srcu(&ss);
+}
+
+static void unlock_never_entered(void *arg)
+{
+	static DEFINE_SRCU(never_entered);
+
+	srcu_read_unlock(&never_entered, 0);
+}
+
+static void sync_inside_own_section(void *arg)
+{
+	init_srcu_struct(&ss);
+	srcu_read_lock(&ss);
+	synchronize_srcu(&ss);
+}
+
+static void expedited_inside_nested_sections(void *arg)
+{
+	init_srcu_struct(&ss);
+	init_srcu_struct(&other);
+	srcu_read_lock(&ss);
+	srcu_read_lock(&other);
+	rcu_read_lock();
+	rcu_read_unlock();
+	srcu_read_lock(&other);
+	synchronize_srcu_expedited(&ss);
+}
+
+static void sync_inside_static_section(void *arg)
+{
+	static DEFINE_SRCU(static_ss);
+
+	srcu_read_lock(&static_ss);
+	synchronize_srcu(&static_ss);
+}
+
+static void use_after_cleanup(void *arg)
+{
+	init_srcu_struct(&ss);
+	cleanup_srcu_struct(&ss);
+	srcu_read_lock(&ss);
+}
+
+static void allowed(void)
+{
+	int a, b, c;
+
+	init_srcu_struct(&ss);
+	init_srcu_struct(&other);
+	/* Inside another domain's section and inside RCU's: fine. */
+	a = srcu_read_lock(&other);
+	synchronize_srcu(&ss);
+	synchronize_srcu_expedited(&ss);
+	srcu_read_unlock(&other, a);
+	/* Sections that end out of order, then a grace period of each. */
+	a = srcu_read_lock(&ss);
+	b = srcu_read_lock(&other);
+	c = srcu_read_lock(&ss);
+	srcu_read_unlock(&ss, a);
+	srcu_read_unlock(&other, b);
+	srcu_read_unlock(&ss, c);
+	synchronize_srcu(&ss);
+	synchronize_srcu(&other);
+	/* Deeper than the record: counted, then recorded again. */
+	int deep[10];
+
+	for (int i = 0; i < 10; i++)
+		deep[i] = srcu_read_lock(&other);
+	for (int i = 9; i >= 0; i--)
+		srcu_read_unlock(&other, deep[i]);
+	synchronize_srcu(&other);
+	cleanup_srcu_struct(&ss);
+	cleanup_srcu_struct(&other);
+}
+
+int main(void)
+{
+	check_child_aborts(cleanup_with_reader_inside, NULL,
+			   "cleanup_srcu_struct() on SRCU domain \"ss\" with 1 reader inside");
+	check_child_aborts(cleanup_with_reader_of_exited_thread, NULL,
+			   "cleanup_srcu_struct() on SRCU domain \"ss\" with 1 reader inside");
+	check_child_aborts(unlock_bad_index, NULL,
+			   "srcu_read_unlock() on SRCU domain \"ss\" with index 2: not one that "
+			   "srcu_read_lock() returns (0 or 1)");
+	check_child_aborts(unlocks_outnumber_locks, NULL,
+			   "SRCU domain \"ss\": 1 more srcu_read_unlock() than srcu_read_lock()");
+	check_child_aborts(unlocks_outnumber_locks_elsewhere, NULL,
+			   "SRCU domain \"ss\": 1 more srcu_read_unlock() than srcu_read_lock()");
+	check_child_aborts(unlock_never_entered, NULL,
+			   "srcu_read_unlock() on SRCU domain \"never_entered\", which no "
+			   "srcu_read_lock() has entered");
+	check_child_aborts(sync_inside_own_section, NULL,
+			   "synchronize_srcu() called inside a read-side critical section of SRCU "
+			   "domain \"ss\"");
+	check_child_aborts(expedited_inside_nested_sections, NULL,
+			   "synchronize_srcu_expedited() called inside a read-side critical section "
+			   "of SRCU domain \"ss\"");
+	check_child_aborts(sync_inside_static_section, NULL,
+			   "inside a read-side critical section of SRCU domain \"static_ss\"");
+	check_child_aborts(use_after_cleanup, NULL,
+			   "srcu_read_lock() on SRCU domain \"ss\" after cleanup_srcu_struct()");
+	allowed();
+	printf("srcu misuse: all checks passed\n");
+	return 0;
+}
