@@ -43,6 +43,7 @@ struct rcuhash_table {
 struct rcuhash_stripe {
 	pthread_mutex_t lock;
 	size_t count;		/* elements whose hash falls in this stripe */
+	uint64_t seq;		/* the last order number given (QUIESCE_RCUHASH_SEQ) */
 } QUIESCE_CACHELINE_ALIGNED;
 
 struct quiesce_rcuhash {
@@ -59,6 +60,7 @@ enum rcuhash_busted {
 	RCUHASH_BUSTED_NONE,
 	RCUHASH_BUSTED_FREE_EARLY,	/* old arrays poisoned with no grace period */
 	RCUHASH_BUSTED_UNLINK_FIRST,	/* a moved node leaves the old chain first */
+	RCUHASH_BUSTED_COARSE_ORDER,	/* next() answers from a coarser interval */
 };
 extern int quiesce_test_busted_rcuhash;
 
