@@ -12,8 +12,9 @@
  *   it from 0 to 1, resurrecting an object that may be released); use
  *   urcu_ref_get_unless_zero() for lookups, as liburcu also advises.
  * - The maximum is QUIESCE_REF_MAX (LONG_MAX / 2) rather than LONG_MAX:
- *   urcu_ref_get() aborts there with a message, urcu_ref_get_safe() and
- *   urcu_ref_get_unless_zero() return false (liburcu: at LONG_MAX).
+ *   urcu_ref_get_safe() returns false there, as liburcu's does at
+ *   LONG_MAX; urcu_ref_get() and urcu_ref_get_unless_zero() abort with a
+ *   message (liburcu: abort() without one, and false, respectively).
  * - A put below zero aborts with a message in every build (liburcu
  *   asserts, so only without NDEBUG).
  */
