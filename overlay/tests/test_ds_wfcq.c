@@ -17,6 +17,7 @@
 #include <urcu.h>
 #include <urcu/rculfqueue.h>
 #include <urcu/wfcqueue.h>
+#include <urcu/wfqueue.h>
 
 #include <errno.h>
 #include <pthread.h>
@@ -203,6 +204,22 @@ static void wfcq_codes(void)
 	cds_wfcq_destroy(&b, &bt);
 }
 
+/* The deprecated cds_wfq: FIFO, NULL when empty. */
+static void wfq_codes(void)
+{
+	struct cds_wfq_queue q;
+	struct cds_wfq_node n1, n2;
+
+	cds_wfq_init(&q);
+	cds_wfq_node_init(&n1);
+	cds_wfq_node_init(&n2);
+	cds_wfq_enqueue(&q, &n1);
+	cds_wfq_enqueue(&q, &n2);
+	CHECK(cds_wfq_dequeue_blocking(&q) == &n1 && __cds_wfq_dequeue_blocking(&q) == &n2 &&
+	      cds_wfq_dequeue_blocking(&q) == NULL, "cds_wfq: FIFO, then empty");
+	cds_wfq_destroy(&q);
+}
+
 static struct cds_lfq_queue_rcu lfq;
 static atomic_ulong lfq_taken;
 
@@ -283,6 +300,7 @@ static void lfq_mpmc(void)
 int main(void)
 {
 	wfcq_codes();
+	wfq_codes();
 	wfcq_mpmc(NULL);
 	lfq_mpmc();
 	check_child_detects_violation(wfcq_mpmc, "busted");
