@@ -76,13 +76,17 @@ static void get_on_zero(void *arg)
 	urcu_ref_get(&r);
 }
 
+static void release_nothing(struct urcu_ref *ref)
+{
+}
+
 static void put_below_zero(void *arg)
 {
 	struct urcu_ref r;
 
 	urcu_ref_init(&r);
-	urcu_ref_put(&r, release);
-	urcu_ref_put(&r, release);
+	urcu_ref_put(&r, release_nothing);
+	urcu_ref_put(&r, release_nothing);
 }
 
 int main(void)

@@ -62,18 +62,21 @@ static inline void cds_hlist_del(struct cds_hlist_node *elem)
 #define cds_hlist_for_each_safe(pos, p, head) \
 	for (pos = (head)->next; (pos) != NULL && (p = (pos)->next, 1); pos = (p))
 
-/* entry is computed from pos even when pos is NULL; test pos, not entry. */
+/*
+ * The loop ends when pos is NULL (entry is then NULL too; liburcu leaves it
+ * pointing below NULL, which sanitizers rightly reject).
+ */
 #define cds_hlist_for_each_entry(entry, pos, head, member)				\
 	for (pos = (head)->next,							\
-	     entry = cds_hlist_entry(pos, __typeof__(*(entry)), member);		\
+	     entry = cds_hlist_entry_safe(pos, __typeof__(*(entry)), member);		\
 	     (pos) != NULL;								\
-	     pos = (pos)->next, entry = cds_hlist_entry(pos, __typeof__(*(entry)), member))
+	     pos = (pos)->next, entry = cds_hlist_entry_safe(pos, __typeof__(*(entry)), member))
 
 #define cds_hlist_for_each_entry_safe(entry, pos, p, head, member)			\
 	for (pos = (head)->next,							\
-	     entry = cds_hlist_entry(pos, __typeof__(*(entry)), member);		\
+	     entry = cds_hlist_entry_safe(pos, __typeof__(*(entry)), member);		\
 	     (pos) != NULL && (p = (pos)->next, 1);					\
-	     pos = (p), entry = cds_hlist_entry(pos, __typeof__(*(entry)), member))
+	     pos = (p), entry = cds_hlist_entry_safe(pos, __typeof__(*(entry)), member))
 
 /* The _2 forms need no node cursor: entry is NULL at the end. */
 #define cds_hlist_for_each_entry_2(entry, head, member)					\

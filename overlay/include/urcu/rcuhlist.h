@@ -35,12 +35,13 @@ static inline void cds_hlist_del_rcu(struct cds_hlist_node *elem)
 	for (pos = quiesce_rcu_dereference((head)->next); (pos) != NULL;		\
 	     pos = quiesce_rcu_dereference((pos)->next))
 
+/* As cds_hlist_for_each_entry(): entry is NULL, not below NULL, at the end. */
 #define cds_hlist_for_each_entry_rcu(entry, pos, head, member)				\
 	for (pos = quiesce_rcu_dereference((head)->next),				\
-	     entry = cds_hlist_entry(pos, __typeof__(*(entry)), member);		\
+	     entry = cds_hlist_entry_safe(pos, __typeof__(*(entry)), member);		\
 	     (pos) != NULL;								\
 	     pos = quiesce_rcu_dereference((pos)->next),				\
-	     entry = cds_hlist_entry(pos, __typeof__(*(entry)), member))
+	     entry = cds_hlist_entry_safe(pos, __typeof__(*(entry)), member))
 
 #define cds_hlist_for_each_entry_rcu_2(entry, head, member)				\
 	for (entry = cds_hlist_entry_safe(quiesce_rcu_dereference((head)->next),	\
