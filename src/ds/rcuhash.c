@@ -157,8 +157,10 @@ struct quiesce_rcuhash *quiesce_rcuhash_new(const struct quiesce_rcuhash_params 
 	ht->p = *params;
 	ht->min_buckets = quiesce_rcuhash_buckets_for(params->nelem_hint);
 	pthread_mutex_init(&ht->resize_lock, NULL);
-	for (int i = 0; i < RCUHASH_STRIPES; i++)
+	for (int i = 0; i < RCUHASH_STRIPES; i++) {
 		pthread_mutex_init(&ht->stripes[i].lock, NULL);
+		ht->stripes[i].seq = RCUHASH_SEQ_FIRST;
+	}
 	ht->tbl = quiesce_rcuhash_table_alloc(ht->min_buckets);
 	return ht;
 }
@@ -250,6 +252,10 @@ static struct quiesce_rcuhash_node **locked_find(struct quiesce_rcuhash *ht,
  * QUIESCE_RCUHASH_SEQ_REMOVED once the node has left the table.  Written
  * under the stripe lock; read by readers without it (relaxed: readers only
  * compare the numbers, which never change while a node is in the table).
+ * Numbers count down from RCUHASH_SEQ_FIRST: a node inserted later (at the
+ * head of its chain) has a smaller one, so the nodes of one hash lie in a
+ * chain in increasing number order, an order moves and replacements keep
+ * (rcuhash_ordered.c uses it).  Counting down from 2^62 never reaches 0.
  */
 static inline uint64_t *seq_word(const struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
 {
@@ -261,7 +267,7 @@ static inline void seq_assign(struct quiesce_rcuhash *ht, struct rcuhash_stripe 
 			      struct quiesce_rcuhash_node *node)
 {
 	if (ht->p.flags & QUIESCE_RCUHASH_SEQ)
-		QUIESCE_STORE(seq_word(ht, node), ++s->seq << 1);
+		QUIESCE_STORE(seq_word(ht, node), s->seq-- << 1);
 }
 
 /* Under the stripe lock: node has left the table (replaced by repl, if any). */

@@ -31,6 +31,9 @@ _Static_assert(QUIESCE_RCUHASH_MIN_BUCKETS >= RCUHASH_STRIPES &&
 
 #define RCUHASH_MOVED ((struct quiesce_rcuhash_node *)(uintptr_t)2)
 
+/* The first order number a stripe gives (rcuhash.c, seq_assign()). */
+#define RCUHASH_SEQ_FIRST (UINT64_MAX >> 2)
+
 struct rcuhash_table {
 	size_t mask;				/* buckets - 1 */
 	struct rcuhash_table *future;		/* the array a resize moves to */
@@ -43,7 +46,7 @@ struct rcuhash_table {
 struct rcuhash_stripe {
 	pthread_mutex_t lock;
 	size_t count;		/* elements whose hash falls in this stripe */
-	uint64_t seq;		/* the last order number given (QUIESCE_RCUHASH_SEQ) */
+	uint64_t seq;		/* the next order number (QUIESCE_RCUHASH_SEQ), counting down */
 } QUIESCE_CACHELINE_ALIGNED;
 
 struct quiesce_rcuhash {

@@ -40,6 +40,20 @@
  * share a key: whichever the scan meets is the answer, and the position,
  * once there, is above both.
  *
+ * lookup_match() ends early in a QUIESCE_RCUHASH_SEQ table: there the nodes
+ * of one hash lie in their chain in increasing number order, whatever
+ * array holds them (rcuhash.c numbers nodes counting down and inserts them
+ * at the head; a move takes a bucket's nodes last first and pushes each on
+ * the head of its new chain, which keeps the order of the nodes that go to
+ * one chain, and the nodes of one hash all go to the same one; a
+ * replacement takes its predecessor's number and place).  So the first
+ * node above the position that the walk accepts is the least present
+ * throughout: a smaller one lies before it in the chain the walk was on,
+ * and if that one moved, so did every node after it, the accepted one
+ * included, and the walk met them in that order in the new chain.  Nodes
+ * met twice (a restart, a node moved after the walk passed it) were
+ * rejected the first time and are again.
+ *
  * Ordering: the scan's loads are lookup()'s (dependency-ordered chain
  * loads, the acquire fence before a future array), so a node returned is
  * seen with everything its inserter wrote before inserting it.
@@ -86,6 +100,7 @@ struct scan {
 	/* lookup_match(): pos_tie, cand and cand_tie too */
 	quiesce_rcuhash_match_fn match;
 	const void *arg;
+	bool first_is_least;		/* a SEQ table: the first match found is the answer */
 	bool busted;			/* test-only: RCUHASH_BUSTED_COARSE_ORDER */
 };
 
@@ -102,37 +117,40 @@ static inline bool key_above(uint64_t r, uint64_t tie, uint64_t pr, uint64_t pti
 	return r > pr || (r == pr && tie > ptie);
 }
 
-static inline void visit_next(struct scan *s, struct quiesce_rcuhash_node *p)
+/* Each visit returns true when the scan has its answer and may end. */
+static inline bool visit_next(struct scan *s, struct quiesce_rcuhash_node *p)
 {
 	uint64_t h = hash_of(s->ht, p), r, tie;
 
 	if ((h & s->fine) != (s->hash & s->fine) && QUIESCE_LIKELY(!s->busted))
-		return;
+		return false;
 	r = rev64(h);
 	tie = tie_of(s->ht, p);
 	if (!key_above(r, tie, s->pos_rev, s->pos_tie))
-		return;
+		return false;
 	if (!s->cand || key_above(s->cand_rev, s->cand_tie, r, tie)) {
 		s->cand = p;
 		s->cand_rev = r;
 		s->cand_tie = tie;
 		s->cand_hash = h;
 	}
+	return false;
 }
 
-static inline void visit_match(struct scan *s, struct quiesce_rcuhash_node *p)
+static inline bool visit_match(struct scan *s, struct quiesce_rcuhash_node *p)
 {
 	uint64_t tie;
 
 	if (hash_of(s->ht, p) != s->hash)
-		return;
+		return false;
 	tie = tie_of(s->ht, p);
 	if (tie <= s->pos_tie || (s->cand && tie >= s->cand_tie))
-		return;
-	if (s->match(p, s->arg)) {
-		s->cand = p;
-		s->cand_tie = tie;
-	}
+		return false;
+	if (!s->match(p, s->arg))
+		return false;
+	s->cand = p;
+	s->cand_tie = tie;
+	return s->first_is_least;
 }
 
 /* The interval narrowed: a candidate outside it is no answer (see top). */
@@ -145,8 +163,8 @@ static inline void narrow(struct scan *s, size_t mask)
 		s->cand = NULL;
 }
 
-/* lookup()'s walk over hash's chains, every node met passed to visit. */
-static inline void scan(struct scan *s, bool next)
+/* lookup()'s walk over hash's chains, every node met passed to a visit. */
+static inline __attribute__((always_inline)) void scan(struct scan *s, bool next)
 {
 	struct rcuhash_table *t = quiesce_rcu_dereference(s->ht->tbl);
 
@@ -158,10 +176,8 @@ static inline void scan(struct scan *s, bool next)
 restart:
 		for (p = quiesce_rcu_dereference(*bucket); rcuhash_is_node(p);
 		     p = quiesce_rcu_dereference(p->next)) {
-			if (next)
-				visit_next(s, p);
-			else
-				visit_match(s, p);
+			if (next ? visit_next(s, p) : visit_match(s, p))
+				return;
 		}
 		/* Carried into another chain by a moved node: this one again. */
 		if (QUIESCE_UNLIKELY(p != NULL && p != RCUHASH_MOVED && p != rcuhash_marker(bucket)))
@@ -178,10 +194,11 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match(struct quiesce_rcuhash
 							  const void *arg,
 							  const struct quiesce_rcuhash_node *after)
 {
-	/* No node has tie 0: numbers start at 1, addresses are not NULL. */
+	/* No node has tie 0: numbers never reach it, addresses are not NULL. */
 	struct scan s = {
 		.ht = ht, .hash = hash, .match = match, .arg = arg,
 		.pos_tie = after ? tie_of(ht, after) : 0,
+		.first_is_least = ht->p.flags & QUIESCE_RCUHASH_SEQ,
 	};
 
 	check_reader("rcuhash_lookup_match()");
