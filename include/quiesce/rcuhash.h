@@ -256,9 +256,12 @@ QUIESCE_API bool quiesce_rcuhash_replace(struct quiesce_rcuhash *ht,
  * (replace(), replace_match(), insert_or_replace()) count as one: a key
  * present throughout, though replaced, is returned exactly once.  Without
  * it, either, both or (when the replacement lies below the position and the
- * old node above) neither may be.  Resizes may run meanwhile.  Cost: lookup_match() walks the key's whole chain
- * (lookup() stops at the first match); next() walks the chain of the
- * returned node once per node returned, and every empty bucket once.
+ * old node above) neither may be.  Resizes may run meanwhile.
+ *
+ * Cost: lookup_match() stops at the first match in a QUIESCE_RCUHASH_SEQ
+ * table, as lookup() does, and walks the key's whole chain otherwise;
+ * next() walks the chain of the returned node once per node returned, and
+ * every empty bucket once.
  */
 
 /* The first node in the table's order after after (NULL: the first of all)
