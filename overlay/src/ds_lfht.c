@@ -24,6 +24,8 @@ struct cds_lfht {
 	pthread_attr_t *attr;			/* handed back by cds_lfht_destroy() */
 };
 
+const struct cds_lfht_mm_type cds_lfht_mm_order, cds_lfht_mm_chunk, cds_lfht_mm_mmap;
+
 struct lfht_match {
 	cds_lfht_match_fct match;
 	const void *key;

@@ -41,8 +41,8 @@
  * flavor passed to cds_lfht_new_flavor() and the resize worker's
  * pthread_attr_t are kept but unused (the table resizes in its updaters,
  * on quiesce's RCU, which every overlay flavor shares); max_nr_buckets is
- * not enforced; the memory-management back ends (cds_lfht_mm_*) do not
- * exist and _cds_lfht_new() ignores its mm argument; CDS_LFHT_ACCOUNTING is
+ * not enforced; the memory-management back ends (cds_lfht_mm_*) are names
+ * only and _cds_lfht_new() ignores its mm argument; CDS_LFHT_ACCOUNTING is
  * always on (count_nodes' split counts are quiesce's element count).
  */
 #ifndef QUIESCE_OVERLAY_URCU_RCULFHASH_H
@@ -60,7 +60,6 @@ extern "C" {
 
 struct cds_lfht;
 struct rcu_flavor_struct;
-struct cds_lfht_mm_type;
 
 /* Embed in your object; the table owns every field. */
 struct cds_lfht_node {
@@ -80,6 +79,24 @@ enum {
 	CDS_LFHT_AUTO_RESIZE = (1U << 0),
 	CDS_LFHT_ACCOUNTING = (1U << 1),
 };
+
+/*
+ * liburcu's bucket-memory back ends.  quiesce's table has one layout (a
+ * power-of-two array per size, calloc()ed; large ones come zeroed from
+ * mmap), so the three exist for the programs that name one, all mean that
+ * layout, and their members are NULL: nothing calls them.
+ */
+struct cds_lfht_mm_type {
+	struct cds_lfht *(*alloc_cds_lfht)(unsigned long min_nr_alloc_buckets,
+					   unsigned long max_nr_buckets);
+	void (*alloc_bucket_table)(struct cds_lfht *ht, unsigned long order);
+	void (*free_bucket_table)(struct cds_lfht *ht, unsigned long order);
+	struct cds_lfht_node *(*bucket_at)(struct cds_lfht *ht, unsigned long index);
+};
+
+QUIESCE_API extern const struct cds_lfht_mm_type cds_lfht_mm_order;
+QUIESCE_API extern const struct cds_lfht_mm_type cds_lfht_mm_chunk;
+QUIESCE_API extern const struct cds_lfht_mm_type cds_lfht_mm_mmap;
 
 static inline struct cds_lfht_node *cds_lfht_iter_get_node(struct cds_lfht_iter *iter)
 {
