@@ -22,7 +22,7 @@
 
 #include <quiesce/rcu.h>
 
-#include "rcu/call_rcu.h"
+#include "rcu/cb_domain.h"
 #include "check.h"
 
 #define ENQUEUERS 2

@@ -14,7 +14,7 @@
 
 #include <quiesce/rcu.h>
 
-#include "rcu/call_rcu.h"
+#include "rcu/cb_domain.h"
 #include "check.h"
 
 #define SLOTS 64

@@ -181,8 +181,8 @@ QUIESCE_API void quiesce_synchronize_rcu_expedited(void);
 /*
  * Polled grace periods.  A cookie names a grace period: poll_state returns
  * true once a full grace period has elapsed since the cookie was taken.
- * start_poll also asks the background grace-period worker to run one, so
- * the cookie completes without anyone blocking.
+ * start_poll also asks the callback thread (quiesce-cb) to run one, so the
+ * cookie completes without anyone blocking.
  */
 QUIESCE_API unsigned long quiesce_get_state_synchronize_rcu(void);
 QUIESCE_API unsigned long quiesce_start_poll_synchronize_rcu(void);

@@ -44,7 +44,7 @@
 
 #include <stddef.h>
 
-#include "rcu/call_rcu.h"
+#include "rcu/cb_domain.h"
 #include "common/diag.h"
 #include "common/futex.h"
 #include "rcu/gp_barrier.h"
@@ -268,7 +268,7 @@ void quiesce_rcu_sync_dtor(struct quiesce_rcu_sync *rss)
 				    "called %s while the gate still closes: it would wait for "
 				    "itself", quiesce_cb_on_worker() ? "from an RCU callback"
 				    : "inside an RCU read-side critical section");
-		if (QUIESCE_LOAD(&quiesce_cb_worker_state) == QUIESCE_CB_WORKER_GONE) {
+		if (quiesce_cb_gone()) {
 			/*
 			 * exit() has stopped the callback thread: the pending
 			 * callback will never run.  The grace period it waited

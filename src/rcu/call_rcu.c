@@ -7,19 +7,23 @@
  * thread counts its calls privately and adds them to the shared backlog 64
  * at a time, which is also when it checks for backpressure.  Only the first
  * callback into an empty queue reads the callback thread's state, to wake it
- * (call_rcu_worker.c explains why that suffices).
+ * (cb_domain.c explains why that suffices).
  *
- * The callback thread harvests every queue under queues_lock.  A thread that
- * exits hands what its queue still holds to the orphan queue, which the next
- * harvest takes with the rest; its TLS, and so its queue, dies with it.
+ * The callback thread (cb_domain.c: the default domain's quiesce_rcu_cb)
+ * harvests every queue under queues_lock, through this file's
+ * quiesce_cb_source.  A thread that exits hands what its queue still holds
+ * to the orphan queue, which the next harvest takes with the rest; its TLS,
+ * and so its queue, dies with it.
+ *
+ * Also the default domain's call_rcu API: rcu_barrier(), shutdown and
+ * start_poll_synchronize_rcu(), which its callback thread serves.
  */
-#include "rcu/call_rcu.h"
+#include "rcu/cb_domain.h"
 
 #include <pthread.h>
 
 #include <quiesce/rculist.h>
 
-#include "rcu/call_rcu_queue.h"
 #include "common/diag.h"
 #include "rcu/stats_at_exit.h"
 
@@ -33,23 +37,19 @@ struct cb_thread {
 
 static __thread struct cb_thread cb_self __attribute__((tls_model("initial-exec")));
 
-long quiesce_cb_backlog;
-bool quiesce_test_call_rcu_no_throttle;
-
 static pthread_mutex_t queues_lock = PTHREAD_MUTEX_INITIALIZER;
 static LIST_HEAD(cb_threads);			/* under queues_lock */
 static struct quiesce_cb_queue orphans = {	/* exited threads' callbacks */
 	.tail = &orphans.head,
 };
 static uint64_t exited_queued;			/* calls by exited threads */
-static bool ever_used;
 
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
 static void flush_backlog(struct cb_thread *self)
 {
-	__atomic_fetch_add(&quiesce_cb_backlog, (long)self->unflushed, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&quiesce_rcu_cb.backlog, (long)self->unflushed, __ATOMIC_RELAXED);
 	self->unflushed = 0;
 }
 
@@ -72,11 +72,11 @@ static void cb_thread_exit(void *unused)
 	/*
 	 * A callback thread that is not running may be asleep since before
 	 * these callbacks were queued; one that checks the queues now finds
-	 * them with the orphans (quiesce_cb_queued_anywhere()), ordered by
-	 * queues_lock, so a relaxed look at its state is enough.
+	 * them with the orphans (queued_anywhere()), ordered by queues_lock,
+	 * so a relaxed look at its state is enough.
 	 */
-	if (first && QUIESCE_LOAD(&quiesce_cb_worker_state) != QUIESCE_CB_WORKER_RUNNING)
-		quiesce_cb_wake_worker();
+	if (first && QUIESCE_LOAD(&quiesce_rcu_cb.state) != QUIESCE_CB_WORKER_RUNNING)
+		quiesce_cb_wake_worker(&quiesce_rcu_cb);
 }
 
 static void create_exit_key(void)
@@ -94,15 +94,9 @@ static QUIESCE_COLD void register_queue(struct cb_thread *self)
 	self->unflushed = 0;
 	pthread_mutex_lock(&queues_lock);
 	list_add_tail(&self->link, &cb_threads);
-	QUIESCE_STORE(&ever_used, true);
+	QUIESCE_STORE(&quiesce_rcu_cb.ever_used, true);
 	pthread_mutex_unlock(&queues_lock);
 	self->registered = true;
-}
-
-static QUIESCE_COLD QUIESCE_NORETURN void null_callback(struct quiesce_rcu_head *head)
-{
-	quiesce_die("call_rcu(%p, NULL): a callback function is required "
-		    "(free_rcu() frees without one)", (void *)head);
 }
 
 void quiesce_call_rcu(struct quiesce_rcu_head *head, void (*func)(struct quiesce_rcu_head *))
@@ -110,7 +104,7 @@ void quiesce_call_rcu(struct quiesce_rcu_head *head, void (*func)(struct quiesce
 	struct cb_thread *self = &cb_self;
 
 	if (QUIESCE_UNLIKELY(!func))
-		null_callback(head);
+		quiesce_cb_null_func(head);
 	if (QUIESCE_UNLIKELY(!self->registered))
 		register_queue(self);
 	head->func = func;
@@ -122,19 +116,19 @@ void quiesce_call_rcu(struct quiesce_rcu_head *head, void (*func)(struct quiesce
 	 * it sees this callback or this load sees SLEEPING.
 	 */
 	if (quiesce_cb_queue_append(&self->queue, head, head) &&
-	    QUIESCE_UNLIKELY(__atomic_load_n(&quiesce_cb_worker_state, __ATOMIC_SEQ_CST) !=
+	    QUIESCE_UNLIKELY(__atomic_load_n(&quiesce_rcu_cb.state, __ATOMIC_SEQ_CST) !=
 			     QUIESCE_CB_WORKER_RUNNING))
-		quiesce_cb_wake_worker();
+		quiesce_cb_wake_worker(&quiesce_rcu_cb);
 	if (QUIESCE_UNLIKELY(++self->unflushed == QUIESCE_CB_BACKLOG_FLUSH)) {
 		long backlog;
 
 		flush_backlog(self);
-		backlog = QUIESCE_LOAD(&quiesce_cb_backlog);
+		backlog = QUIESCE_LOAD(&quiesce_rcu_cb.backlog);
 		if (backlog > QUIESCE_CB_EXPEDITE_BACKLOG)
-			quiesce_cb_hurry_worker();
+			quiesce_cb_hurry_worker(&quiesce_rcu_cb);
 		if (backlog > QUIESCE_CB_THROTTLE_BACKLOG &&
 		    !QUIESCE_LOAD(&quiesce_test_call_rcu_no_throttle))
-			quiesce_cb_throttle();
+			quiesce_cb_throttle(&quiesce_rcu_cb);
 	}
 }
 
@@ -148,7 +142,7 @@ static void append_list(struct quiesce_cb_list *list, struct quiesce_rcu_head *f
 	list->last = last;
 }
 
-void quiesce_cb_harvest(struct quiesce_cb_list *list)
+static void harvest(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *list)
 {
 	struct quiesce_rcu_head *first, *last;
 	struct cb_thread *t;
@@ -165,7 +159,7 @@ void quiesce_cb_harvest(struct quiesce_cb_list *list)
 	pthread_mutex_unlock(&queues_lock);
 }
 
-bool quiesce_cb_queued_anywhere(void)
+static bool queued_anywhere(struct quiesce_cb_domain *cbd)
 {
 	struct cb_thread *t;
 	bool queued = false;
@@ -183,9 +177,27 @@ bool quiesce_cb_queued_anywhere(void)
 	return queued;
 }
 
-bool quiesce_cb_ever_used(void)
+static const struct quiesce_cb_source per_thread_queues = {
+	.harvest = harvest,
+	.queued_anywhere = queued_anywhere,
+};
+
+struct quiesce_cb_domain quiesce_rcu_cb = QUIESCE_CB_DOMAIN_INIT(
+	quiesce_rcu_cb, &quiesce_rcu_domain, &per_thread_queues, "quiesce-cb");
+
+void quiesce_rcu_barrier(void)
 {
-	return QUIESCE_LOAD(&ever_used);
+	quiesce_cb_domain_barrier(&quiesce_rcu_cb, "rcu_barrier");
+}
+
+void quiesce_call_rcu_shutdown(void)
+{
+	quiesce_cb_domain_shutdown(&quiesce_rcu_cb, "quiesce_call_rcu_shutdown");
+}
+
+unsigned long quiesce_start_poll_synchronize_rcu(void)
+{
+	return quiesce_cb_domain_start_poll(&quiesce_rcu_cb);
 }
 
 void quiesce_call_rcu_get_stats(struct quiesce_rcu_stats *out)
@@ -193,8 +205,13 @@ void quiesce_call_rcu_get_stats(struct quiesce_rcu_stats *out)
 	struct cb_thread *t;
 	uint64_t queued;
 
+	struct quiesce_cb_domain *cbd = &quiesce_rcu_cb;
+
 	/* Invoked first: it never passes queued, read after it. */
-	quiesce_cb_worker_stats(out);
+	out->cb_invoked = __atomic_load_n(&cbd->stats.invoked, __ATOMIC_SEQ_CST);
+	out->cb_batches = __atomic_load_n(&cbd->stats.batches, __ATOMIC_RELAXED);
+	out->cb_expedited = __atomic_load_n(&cbd->stats.expedited, __ATOMIC_RELAXED);
+	out->cb_throttled = __atomic_load_n(&cbd->stats.throttled, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&queues_lock);
 	queued = exited_queued;
 	list_for_each_entry(t, &cb_threads, link)
@@ -212,14 +229,14 @@ void quiesce_call_rcu_get_stats(struct quiesce_rcu_stats *out)
  */
 static void cb_prepare_fork(void)
 {
-	quiesce_cb_worker_prepare_fork();
+	quiesce_cb_domains_prepare_fork();
 	pthread_mutex_lock(&queues_lock);
 }
 
 static void cb_parent_after_fork(void)
 {
 	pthread_mutex_unlock(&queues_lock);
-	quiesce_cb_worker_parent_after_fork();
+	quiesce_cb_domains_parent_after_fork();
 }
 
 static void cb_child_after_fork(void)
@@ -229,8 +246,7 @@ static void cb_child_after_fork(void)
 	INIT_LIST_HEAD(&cb_threads);
 	quiesce_cb_queue_init(&orphans);
 	exited_queued = 0;
-	quiesce_cb_backlog = 0;
-	ever_used = self->registered;
+	quiesce_rcu_cb.ever_used = self->registered;
 	if (self->registered) {
 		quiesce_cb_queue_init(&self->queue);
 		self->queued = 0;
@@ -238,7 +254,7 @@ static void cb_child_after_fork(void)
 		list_add_tail(&self->link, &cb_threads);
 	}
 	pthread_mutex_unlock(&queues_lock);
-	quiesce_cb_worker_child_after_fork();
+	quiesce_cb_domains_child_after_fork();
 }
 
 __attribute__((constructor)) static void call_rcu_init(void)

@@ -53,7 +53,7 @@ static inline bool quiesce_cb_queue_append(struct quiesce_cb_queue *q,
 	 * linking into the dummy head below follows the consumer's reset of
 	 * it.  Release: publishes last->next = NULL.  Sequentially consistent:
 	 * the worker's idle check and rcu_barrier() rely on the total order of
-	 * this exchange with their own accesses (see call_rcu_worker.c).
+	 * this exchange with their own accesses (see cb_domain.c).
 	 */
 	prev = __atomic_exchange_n(&q->tail, last, __ATOMIC_SEQ_CST);
 	/*

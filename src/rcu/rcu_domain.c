@@ -53,7 +53,7 @@
  */
 #include <string.h>
 
-#include "rcu/call_rcu.h"
+#include "rcu/cb_domain.h"
 #include "common/diag.h"
 #include "rcu/gp_barrier.h"
 #include "rcu/gp_engine.h"

@@ -10,7 +10,7 @@
  */
 #include <quiesce/rcu.h>
 
-#include "rcu/call_rcu.h"
+#include "rcu/cb_domain.h"
 #include "rcu_pipeline.h"
 #include "torture.h"
 

@@ -21,6 +21,7 @@ static const struct torture_type *const types[] = {
 	&torture_type_freeze,
 	&torture_type_rcuhash,
 	&torture_type_wfqueue,
+	&torture_type_qsbr,
 };
 
 const struct torture_type *torture_type_find(const char *name, bool *busted)

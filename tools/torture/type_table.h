@@ -26,6 +26,7 @@ extern const struct torture_type torture_type_percpu_rwsem;
 extern const struct torture_type torture_type_freeze;
 extern const struct torture_type torture_type_rcuhash;
 extern const struct torture_type torture_type_wfqueue;
+extern const struct torture_type torture_type_qsbr;
 
 /* Shared by the types built on rcu_sync (type_percpu_rwsem.c). */
 void torture_rcu_sync_set_busted(bool on);

@@ -1,0 +1,223 @@
+/*
+ * qsbr: quiesce's QSBR domain against liburcu's QSBR flavor, in one run.
+ *
+ *  - read-side pair cost (ns per read_lock + read_unlock): nothing in
+ *    either, so the rows measure the loop around it;
+ *  - quiescent-state cost with no grace period in progress (ns per call:
+ *    a load and a compare in either);
+ *  - synchronize latency, median and p99, with 0, 1 and 2 reader threads
+ *    that announce a quiescent state after every section, back to back.
+ * The calling thread is not a QSBR thread.  Each part measures for its
+ * share of the experiment's time budget.
+ */
+#include <stdio.h>
+
+#include <quiesce/rcu_qsbr.h>
+
+#include "bench.h"
+#include "rcu_flavor.h"
+#include "sync_latency.h"
+
+#define EXP "qsbr"
+
+#ifdef QUIESCE_HAVE_URCU_QSBR
+/* bench/peer_urcu_qsbr.c */
+extern const struct qb_rcu_flavor qb_urcu_qsbr;
+double qb_urcu_qsbr_quiescent_state_ns(long iterations);
+#endif
+
+/* Shares of the budget: read pairs, quiescent states, latency table. */
+#define READ_SHARE 0.1
+#define QS_SHARE 0.1
+#define LATENCY_SHARE 0.8
+#define MAX_CALLS 100000
+#define BATCH 1000000
+
+static __thread bool registered;
+
+static void register_once(void)
+{
+	if (!registered)
+		rcu_qsbr_register_thread();
+	registered = true;
+}
+
+static void unregister(void)
+{
+	rcu_qsbr_unregister_thread();
+	registered = false;
+}
+
+static void read_lock(void)
+{
+	rcu_qsbr_read_lock();
+}
+
+/* The busy readers of the latency rows announce a quiescent state per section. */
+static void read_unlock_and_announce(void)
+{
+	rcu_qsbr_read_unlock();
+	rcu_qsbr_quiescent_state();
+}
+
+/* The compiler barrier keeps the loop, as in liburcu's row. */
+static double read_pair_ns(long iterations)
+{
+	uint64_t start;
+
+	register_once();
+	start = qb_now_ns();
+	for (long i = 0; i < iterations; i++) {
+		rcu_qsbr_read_lock();
+		quiesce_compiler_barrier();
+		rcu_qsbr_read_unlock();
+	}
+	return (double)(qb_now_ns() - start) / (double)iterations;
+}
+
+static double quiescent_state_ns(long iterations)
+{
+	uint64_t start;
+
+	register_once();
+	start = qb_now_ns();
+	for (long i = 0; i < iterations; i++) {
+		rcu_qsbr_quiescent_state();
+		quiesce_compiler_barrier();
+	}
+	return (double)(qb_now_ns() - start) / (double)iterations;
+}
+
+static const struct qb_rcu_flavor qb_quiesce_qsbr = {
+	.name = "quiesce qsbr synchronize_rcu",
+	.register_thread = register_once,
+	.unregister_thread = unregister,
+	.read_lock = read_lock,
+	.read_unlock = read_unlock_and_announce,
+	.synchronize = quiesce_qsbr_synchronize_rcu,
+	.read_pair_ns = read_pair_ns,
+};
+
+static const struct qb_rcu_flavor *const flavors[] = {
+	&qb_quiesce_qsbr,
+#ifdef QUIESCE_HAVE_URCU_QSBR
+	&qb_urcu_qsbr,
+#endif
+};
+#define FLAVORS (int)(sizeof(flavors) / sizeof(flavors[0]))
+
+/* The best ns per item over batches until the deadline. */
+static double best_ns(double (*measure)(long), uint64_t deadline)
+{
+	double best = 0;
+
+	do {
+		double ns = measure(BATCH);
+
+		best = best == 0 || ns < best ? ns : best;
+	} while (qb_now_ns() < deadline);
+	return best;
+}
+
+static void per_call_rows(const struct qb_options *opt, uint64_t start, double share,
+			  const char *metric, double (*const measures[])(long))
+{
+	for (int f = 0; f < FLAVORS; f++) {
+		double samples[opt->repetitions];
+
+		for (int r = 0; r < opt->repetitions; r++)
+			samples[r] = best_ns(measures[f],
+				qb_deadline(opt, start, share * (f * opt->repetitions + r + 1) /
+							(FLAVORS * opt->repetitions)));
+		qb_record(EXP, flavors[f]->name, metric, "ns", samples, opt->repetitions);
+	}
+#ifdef QUIESCE_HAVE_URCU_QSBR
+	qb_ratio(EXP, metric, qb_quiesce_qsbr.name, qb_urcu_qsbr.name, "<= 1.0");
+#endif
+}
+
+static void sync_latency(const struct qb_options *opt, uint64_t start)
+{
+	const int cells = 3 * FLAVORS * opt->repetitions;
+	int cell = 0;
+
+	for (int readers = 0; readers <= 2; readers++) {
+		char median_metric[48], p99_metric[48];
+
+		snprintf(median_metric, sizeof(median_metric), "median, %d readers", readers);
+		snprintf(p99_metric, sizeof(p99_metric), "p99, %d readers", readers);
+		qb_heading("synchronize latency with %d reader threads announcing quiescent "
+			   "states back to back", readers);
+		for (int f = 0; f < FLAVORS; f++) {
+			double medians[opt->repetitions], p99s[opt->repetitions];
+			struct qb_spread median, p99;
+			int calls = 0;
+
+			qb_progress("qsbr: latency, %d readers, %s", readers, flavors[f]->name);
+			for (int r = 0; r < opt->repetitions; r++)
+				calls += qb_sync_latency(flavors[f], readers, MAX_CALLS,
+					qb_deadline(opt, start, LATENCY_SHARE * ++cell / cells),
+					&medians[r], &p99s[r]);
+			median = qb_record(EXP, flavors[f]->name, median_metric, "us", medians,
+					   opt->repetitions);
+			p99 = qb_record(EXP, flavors[f]->name, p99_metric, "us", p99s,
+					opt->repetitions);
+			qb_note("%d calls in %d repetitions", calls, opt->repetitions);
+			qb_plot_point("qsbr-sync-latency",
+				      "QSBR synchronize latency, median (bars: min..max of the repetitions)",
+				      "reader threads", "microseconds", flavors[f]->name, readers, median);
+			qb_plot_point("qsbr-sync-latency-p99",
+				      "QSBR synchronize latency, p99 (bars: min..max of the repetitions)",
+				      "reader threads", "microseconds", flavors[f]->name, readers, p99);
+		}
+#ifdef QUIESCE_HAVE_URCU_QSBR
+		qb_ratio(EXP, median_metric, qb_quiesce_qsbr.name, qb_urcu_qsbr.name, "<= 1.0");
+		qb_ratio(EXP, p99_metric, qb_quiesce_qsbr.name, qb_urcu_qsbr.name, "<= 1.0");
+#endif
+	}
+}
+
+static void print_rcu_expedited(void)
+{
+	FILE *f = fopen("/sys/kernel/rcu_expedited", "r");
+	int value = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &value) != 1)
+			value = -1;
+		fclose(f);
+	}
+	qb_note("/sys/kernel/rcu_expedited = %d (-1: unreadable)", value);
+}
+
+static void run_qsbr(const struct qb_options *opt)
+{
+	double (*const read_measures[])(long) = {
+		read_pair_ns,
+#ifdef QUIESCE_HAVE_URCU_QSBR
+		qb_urcu_qsbr.read_pair_ns,
+#endif
+	};
+	double (*const qs_measures[])(long) = {
+		quiescent_state_ns,
+#ifdef QUIESCE_HAVE_URCU_QSBR
+		qb_urcu_qsbr_quiescent_state_ns,
+#endif
+	};
+	uint64_t start = qb_now_ns();
+
+#ifndef QUIESCE_HAVE_URCU_QSBR
+	qb_missing_peer(EXP, "liburcu QSBR", "liburcu-dev");
+#endif
+	print_rcu_expedited();
+	/* Unregistered callers first: the reader threads are the latency rows' own. */
+	sync_latency(opt, start);
+	qb_heading("read-side lock+unlock pair, one thread (best of the batches in each sample)");
+	per_call_rows(opt, qb_now_ns(), READ_SHARE, "read pair", read_measures);
+	qb_heading("quiescent state, no grace period in progress, one thread");
+	per_call_rows(opt, qb_now_ns(), QS_SHARE, "quiescent state", qs_measures);
+}
+
+QB_EXPERIMENT(qsbr_experiment, .name = "qsbr",
+	      .title = "QSBR read side, quiescent states and grace periods against liburcu QSBR",
+	      .order = 100, .run = run_qsbr);

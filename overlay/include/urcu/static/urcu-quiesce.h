@@ -1,0 +1,37 @@
+/*
+ * urcu/static/urcu-quiesce.h (liburcu overlay; no liburcu counterpart) -
+ * the read side that the memb, mb, signal and bp flavors inline when
+ * _LGPL_SOURCE is defined: quiesce's default RCU, whose readers need no
+ * registration and whose inline fast path is in <quiesce/rcu.h>.
+ *
+ * quiesce's short names (rcu_read_lock, ...) are left out here: liburcu's
+ * own map headers define those.  A file that includes the overlay must not
+ * also include quiesce's headers with their short names.
+ */
+#ifndef _URCU_STATIC_URCU_QUIESCE_H
+#define _URCU_STATIC_URCU_QUIESCE_H
+
+#ifndef QUIESCE_NO_SHORT_NAMES
+#define QUIESCE_NO_SHORT_NAMES
+#include <quiesce/rcu.h>
+#undef QUIESCE_NO_SHORT_NAMES
+#else
+#include <quiesce/rcu.h>
+#endif
+
+static inline void _urcu_quiesce_read_lock(void)
+{
+	quiesce_rcu_read_lock();
+}
+
+static inline void _urcu_quiesce_read_unlock(void)
+{
+	quiesce_rcu_read_unlock();
+}
+
+static inline int _urcu_quiesce_read_ongoing(void)
+{
+	return quiesce_rcu_read_ongoing();
+}
+
+#endif /* _URCU_STATIC_URCU_QUIESCE_H */

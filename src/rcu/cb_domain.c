@@ -1,0 +1,746 @@
+/*
+ * cb_domain.c - a domain's callback thread: harvests, waits for grace
+ * periods, runs callbacks; barriers, polled grace periods, backpressure and
+ * its lifecycle.  One thread per domain that has callbacks (cb_domain.h).
+ *
+ * The loop
+ *   1. Runs the batches whose grace period has passed, oldest first.
+ *   2. Harvests every queue (a numbered harvest) into a fresh batch and tags
+ *      it with a grace-period cookie taken after the harvest: the grace
+ *      period that starts after every callback in it was queued.  A batch
+ *      whose cookie equals the newest batch's joins it: one grace period
+ *      serves every callback queued before it started, and callbacks queued
+ *      while it runs wait for the next (the kernel's segmented list).
+ *   3. Waits for the oldest batch's grace period, sharing it with any
+ *      synchronize caller of the domain, and goes back to 1.  With no batch,
+ *      it runs the grace periods that start_poll asked for; with nothing to
+ *      wait for, it sleeps until woken.
+ * While it waits, callers keep queueing, so the next harvest takes all of
+ * them at once: batches grow with the load by themselves.  Past
+ * QUIESCE_CB_EXPEDITE_BACKLOG pending callbacks, or when a caller is
+ * throttled, the wait is for an expedited grace period.
+ *
+ * Gathering.  A grace period costs microseconds, so without a pause the
+ * thread would run one per handful of callbacks, each interrupting every
+ * CPU that runs a thread of the process.  Before a normal grace period it
+ * lets callbacks gather for GATHER_NS (the kernel's grace period, which
+ * takes milliseconds, batches the same way; liburcu's callback thread
+ * sleeps 10 ms between batches).  That bounds the grace periods it runs to
+ * one per GATHER_NS, and a burst of rcu_sync_exit() calls shares one
+ * reopening.  A barrier, a throttled caller, a backlog past the expedite
+ * mark and shutdown cut the pause short (quiesce_cb_hurry_worker()).
+ *
+ * At most three batches are pending at step 2.  After step 1 every pending
+ * cookie c is unexpired: c > s for the sequence s read there, and c <=
+ * snap(s), which leaves two values; the fresh cookie adds one.
+ *
+ * Sleeping and waking (the store-buffer pattern, all sequentially
+ * consistent): the worker stores SLEEPING, then rechecks every queue and
+ * request; a caller appends (or stores its request), then loads the state.
+ * Either the recheck sees the callback or the caller sees SLEEPING and
+ * wakes it.  A caller appending to a queue that was not empty need not
+ * look: whoever made it non-empty did.
+ *
+ * Barriers: harvests are numbered.  A barrier that reads harvest number h
+ * asks for harvest h + 1 and waits until every batch holding callbacks of
+ * harvests up to h + 1 has run (invoked_through).  Its own earlier calls
+ * precede, in the same total order, its read of h, which precedes harvest
+ * h + 1's store of its number and so that harvest's look at every queue.
+ *
+ * Exit and fork: every domain that was ever used is on a list.  At exit()
+ * each domain's pending callbacks get to run (within a bound), then its
+ * thread stops, so that no callback runs while the rest of exit() tears
+ * the process down.  Around fork() every domain's locks are held, so that
+ * the child never copies them in mid-update; the child has no callback
+ * thread and drops the parent's batches (they run in the parent).
+ */
+#include "rcu/cb_domain.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/diag.h"
+#include "common/futex.h"
+#include "rcu/gp_seq.h"
+
+/* How long callbacks gather before a normal grace period (see the top). */
+#define GATHER_NS 1000000u
+
+bool quiesce_test_busted_call_rcu;
+bool quiesce_test_call_rcu_no_throttle;
+
+/* The domain whose callback thread this is, if any. */
+static __thread struct quiesce_cb_domain *on_worker __attribute__((tls_model("initial-exec")));
+
+/* The domains ever used, for exit and fork: under domains_lock. */
+static pthread_mutex_t domains_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct quiesce_cb_domain *domains;
+static pthread_once_t exit_handler_once = PTHREAD_ONCE_INIT;
+
+bool quiesce_cb_on_worker(void)
+{
+	return on_worker == &quiesce_rcu_cb;
+}
+
+bool quiesce_cb_gone(void)
+{
+	return QUIESCE_LOAD(&quiesce_rcu_cb.state) == QUIESCE_CB_WORKER_GONE;
+}
+
+static void init_progress_cond(struct quiesce_cb_domain *cbd)
+{
+	pthread_condattr_t attr;
+
+	/* Deadlines are quiesce_now_ns() values. */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&cbd->progress, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
+/* Puts the domain on the list (once); not under its start_lock (fork order). */
+static void ensure_listed(struct quiesce_cb_domain *cbd)
+{
+	if (QUIESCE_LOAD_ACQUIRE(&cbd->listed))
+		return;
+	pthread_mutex_lock(&domains_lock);
+	if (!cbd->listed) {
+		init_progress_cond(cbd);
+		cbd->next_listed = domains;
+		domains = cbd;
+		/* Release: pairs with the acquire above; the cond is made. */
+		QUIESCE_STORE_RELEASE(&cbd->listed, true);
+	}
+	pthread_mutex_unlock(&domains_lock);
+}
+
+void quiesce_cb_domain_init(struct quiesce_cb_domain *cbd, struct quiesce_gp_domain *gp,
+			    const char *thread_name)
+{
+	memset(cbd, 0, sizeof(*cbd));
+	cbd->gp = gp;
+	cbd->thread_name = thread_name;
+	quiesce_cb_queue_init(&cbd->shared);
+	cbd->state = QUIESCE_CB_WORKER_ABSENT;
+	pthread_mutex_init(&cbd->lock, NULL);
+	pthread_mutex_init(&cbd->start_lock, NULL);
+}
+
+static void free_rcu_object(struct quiesce_rcu_head *head, uintptr_t offset_plus_one)
+{
+	free((char *)head - (offset_plus_one - 1));
+}
+
+/* Runs a batch's callbacks in order; returns how many. */
+static uint64_t invoke(struct quiesce_cb_list *list)
+{
+	struct quiesce_rcu_head *cb = list->first, *next;
+	uint64_t n = 0;
+
+	do {
+		void (*func)(struct quiesce_rcu_head *) = cb->func;
+
+		/* Read before the callback frees cb. */
+		next = cb == list->last ? NULL : quiesce_cb_queue_next(cb);
+		if ((uintptr_t)func < QUIESCE_FREE_RCU_OFFSET_LIMIT)
+			free_rcu_object(cb, (uintptr_t)func);
+		else
+			func(cb);
+		if (QUIESCE_UNLIKELY(quiesce_rcu_read_ongoing()))
+			quiesce_die("RCU callback %p returned inside a read-side critical section",
+				    (void *)(uintptr_t)func);
+		n++;
+		cb = next;
+	} while (cb);
+	return n;
+}
+
+/* Everything harvested up to `harvest` has run: wake whoever waits for it. */
+static void publish_progress(struct quiesce_cb_domain *cbd, unsigned long harvest)
+{
+	pthread_mutex_lock(&cbd->lock);
+	QUIESCE_STORE(&cbd->invoked_through, harvest);
+	if (cbd->waiters)
+		pthread_cond_broadcast(&cbd->progress);
+	pthread_mutex_unlock(&cbd->lock);
+}
+
+static bool grace_period_passed(struct quiesce_cb_domain *cbd, unsigned long cookie)
+{
+	return quiesce_gp_seq_done(quiesce_gp_seq_current(cbd->gp), cookie);
+}
+
+static void run_ready_batches(struct quiesce_cb_domain *cbd)
+{
+	while (cbd->batch_count && !QUIESCE_LOAD(&cbd->stop_requested) &&
+	       (grace_period_passed(cbd, cbd->batches[0].cookie) ||
+		QUIESCE_LOAD(&quiesce_test_busted_call_rcu))) {
+		uint64_t n = invoke(&cbd->batches[0].list);
+		unsigned long harvest = cbd->batches[0].harvest;
+
+		__atomic_fetch_sub(&cbd->backlog, (long)n, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&cbd->stats.invoked, n, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&cbd->stats.batches, 1, __ATOMIC_RELAXED);
+		cbd->batch_count--;
+		for (unsigned i = 0; i < cbd->batch_count; i++)
+			cbd->batches[i] = cbd->batches[i + 1];
+		publish_progress(cbd, harvest);
+	}
+}
+
+static void append_list(struct quiesce_cb_list *list, struct quiesce_rcu_head *first,
+			struct quiesce_rcu_head *last)
+{
+	if (list->first)
+		QUIESCE_STORE(&list->last->next, first);
+	else
+		list->first = first;
+	list->last = last;
+}
+
+static void harvest(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *list)
+{
+	struct quiesce_rcu_head *first, *last;
+
+	if (cbd->source) {
+		cbd->source->harvest(cbd, list);
+		return;
+	}
+	first = quiesce_cb_queue_take(&cbd->shared, &last);
+	if (first)
+		append_list(list, first, last);
+}
+
+static bool queued_anywhere(struct quiesce_cb_domain *cbd)
+{
+	if (cbd->source)
+		return cbd->source->queued_anywhere(cbd);
+	return !quiesce_cb_queue_empty(&cbd->shared);
+}
+
+static void harvest_into_batches(struct quiesce_cb_domain *cbd)
+{
+	struct quiesce_cb_list fresh = { NULL, NULL };
+	unsigned long number = cbd->harvests + 1, cookie;
+	struct quiesce_cb_batch *newest =
+		cbd->batch_count ? &cbd->batches[cbd->batch_count - 1] : NULL;
+
+	/*
+	 * Sequentially consistent, before the harvest looks at the queues:
+	 * see "Barriers" at the top of this file.
+	 */
+	__atomic_store_n(&cbd->harvests, number, __ATOMIC_SEQ_CST);
+	harvest(cbd, &fresh);
+	if (!fresh.first) {
+		if (newest)
+			newest->harvest = number;
+		else
+			publish_progress(cbd, number);
+		return;
+	}
+	/* After the harvest: the cookie's grace period follows every call. */
+	cookie = quiesce_gp_snapshot(cbd->gp);
+	if (newest && newest->cookie == cookie) {
+		QUIESCE_STORE(&newest->list.last->next, fresh.first);
+		newest->list.last = fresh.last;
+		newest->harvest = number;
+		return;
+	}
+	if (cbd->batch_count == QUIESCE_CB_MAX_BATCHES)
+		quiesce_die("internal error: more than %d callback batches pending",
+			    QUIESCE_CB_MAX_BATCHES);
+	cbd->batches[cbd->batch_count++] = (struct quiesce_cb_batch){ fresh, cookie, number };
+}
+
+static bool should_expedite(struct quiesce_cb_domain *cbd)
+{
+	return QUIESCE_LOAD(&cbd->backlog) > QUIESCE_CB_EXPEDITE_BACKLOG ||
+	       QUIESCE_LOAD(&cbd->throttled_waiters);
+}
+
+static bool harvest_asked(struct quiesce_cb_domain *cbd)
+{
+	return (long)(__atomic_load_n(&cbd->harvest_wanted, __ATOMIC_SEQ_CST) - cbd->harvests) > 0;
+}
+
+/* Whether anyone waits for the callbacks: then the worker must not pause. */
+static bool hurried(struct quiesce_cb_domain *cbd)
+{
+	return should_expedite(cbd) || __atomic_load_n(&cbd->stop_requested, __ATOMIC_SEQ_CST) ||
+	       harvest_asked(cbd);
+}
+
+/*
+ * Lets callbacks gather before a normal grace period.  The store-buffer
+ * pattern, sequentially consistent: we store gathering, then look at what
+ * hurries us; whoever hurries us stores its request, then takes gathering
+ * in quiesce_cb_hurry_worker().  Either we see the request or it wakes us.
+ * (The backlog is counted with relaxed atomics: past the expedite mark it
+ * hurries us at best effort, and the deadline bounds a missed look.)
+ */
+static void gather_callbacks(struct quiesce_cb_domain *cbd)
+{
+	uint64_t deadline = quiesce_now_ns() + GATHER_NS, now;
+
+	for (;;) {
+		__atomic_store_n(&cbd->gathering, 1, __ATOMIC_SEQ_CST);
+		if (hurried(cbd) || (now = quiesce_now_ns()) >= deadline)
+			break;
+		/* Woken by quiesce_cb_hurry_worker(), or at the deadline. */
+		quiesce_futex_wait(&cbd->gathering, 1, deadline - now);
+	}
+	__atomic_store_n(&cbd->gathering, 0, __ATOMIC_RELAXED);
+}
+
+void quiesce_cb_hurry_worker(struct quiesce_cb_domain *cbd)
+{
+	if (__atomic_exchange_n(&cbd->gathering, 0, __ATOMIC_SEQ_CST))
+		quiesce_futex_wake_all(&cbd->gathering);
+}
+
+/* The cookie start_poll asked for, when its grace period has not passed. */
+static bool poll_pending(struct quiesce_cb_domain *cbd, unsigned long *target)
+{
+	/* Sequentially consistent: see "Sleeping and waking" above. */
+	*target = __atomic_load_n(&cbd->poll_target, __ATOMIC_SEQ_CST);
+	return !grace_period_passed(cbd, *target);
+}
+
+static bool work_pending(struct quiesce_cb_domain *cbd)
+{
+	unsigned long target;
+
+	/* Sequentially consistent: see "Sleeping and waking" above. */
+	return __atomic_load_n(&cbd->stop_requested, __ATOMIC_SEQ_CST) || harvest_asked(cbd) ||
+	       poll_pending(cbd, &target) || queued_anywhere(cbd);
+}
+
+static void sleep_until_work(struct quiesce_cb_domain *cbd)
+{
+	int running = QUIESCE_CB_WORKER_RUNNING;
+
+	/* Fails only when exit() made the state GONE: the loop then stops. */
+	if (!__atomic_compare_exchange_n(&cbd->state, &running, QUIESCE_CB_WORKER_SLEEPING, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return;
+	if (!work_pending(cbd)) {
+		/* Woken by quiesce_cb_wake_worker(), which stores RUNNING. */
+		while (__atomic_load_n(&cbd->state, __ATOMIC_SEQ_CST) == QUIESCE_CB_WORKER_SLEEPING)
+			quiesce_futex_wait(&cbd->state, QUIESCE_CB_WORKER_SLEEPING, 0);
+	}
+	running = QUIESCE_CB_WORKER_SLEEPING;
+	__atomic_compare_exchange_n(&cbd->state, &running, QUIESCE_CB_WORKER_RUNNING, false,
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+static void *worker_main(void *arg)
+{
+	struct quiesce_cb_domain *cbd = arg;
+	unsigned long target;
+
+	on_worker = cbd;
+	while (!QUIESCE_LOAD(&cbd->stop_requested)) {
+		run_ready_batches(cbd);
+		harvest_into_batches(cbd);
+		if (!cbd->batch_count) {
+			if (poll_pending(cbd, &target))
+				quiesce_gp_wait_for(cbd->gp, target, false);
+			else
+				sleep_until_work(cbd);
+			continue;
+		}
+		if (QUIESCE_LOAD(&quiesce_test_busted_call_rcu))
+			continue;
+		if (!should_expedite(cbd))
+			gather_callbacks(cbd);
+		if (should_expedite(cbd))
+			__atomic_fetch_add(&cbd->stats.expedited, 1, __ATOMIC_RELAXED);
+		quiesce_gp_wait_for(cbd->gp, cbd->batches[0].cookie, should_expedite(cbd));
+	}
+	return NULL;
+}
+
+static void run_at_exit(void);
+
+static void register_exit_handler(void)
+{
+	/* Registered once: a child of fork() inherits it. */
+	atexit(run_at_exit);
+}
+
+/* Under start_lock, with the state ABSENT. */
+static void start_worker(struct quiesce_cb_domain *cbd)
+{
+	sigset_t all, old;
+
+	pthread_once(&exit_handler_once, register_exit_handler);
+	QUIESCE_STORE(&cbd->stop_requested, false);
+	QUIESCE_STORE(&cbd->state, QUIESCE_CB_WORKER_RUNNING);
+	/* A full signal mask: the process's signals are for its own threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&cbd->worker, NULL, worker_main, cbd))
+		quiesce_die("cannot start the %s callback thread", cbd->gp->ops->kind);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_setname_np(cbd->worker, cbd->thread_name);
+}
+
+void quiesce_cb_wake_worker(struct quiesce_cb_domain *cbd)
+{
+	int sleeping = QUIESCE_CB_WORKER_SLEEPING;
+
+	/* Sequentially consistent: see "Sleeping and waking" above. */
+	if (__atomic_compare_exchange_n(&cbd->state, &sleeping, QUIESCE_CB_WORKER_RUNNING, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		quiesce_futex_wake_all(&cbd->state);
+		return;
+	}
+	if (sleeping != QUIESCE_CB_WORKER_ABSENT)
+		return;
+	ensure_listed(cbd);
+	pthread_mutex_lock(&cbd->start_lock);
+	if (QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_ABSENT)
+		start_worker(cbd);
+	pthread_mutex_unlock(&cbd->start_lock);
+}
+
+/*
+ * For a caller that has just stored what it waits for: the worker runs its
+ * next harvest now, whether it was asleep, absent or letting callbacks
+ * gather.
+ */
+static void wake_or_hurry_worker(struct quiesce_cb_domain *cbd)
+{
+	if (__atomic_load_n(&cbd->state, __ATOMIC_SEQ_CST) != QUIESCE_CB_WORKER_RUNNING)
+		quiesce_cb_wake_worker(cbd);
+	else
+		quiesce_cb_hurry_worker(cbd);
+}
+
+void quiesce_cb_null_func(struct quiesce_rcu_head *head)
+{
+	quiesce_die("call_rcu(%p, NULL): a callback function is required "
+		    "(free_rcu() frees without one)", (void *)head);
+}
+
+void quiesce_cb_domain_call(struct quiesce_cb_domain *cbd, struct quiesce_rcu_head *head,
+			    void (*func)(struct quiesce_rcu_head *))
+{
+	long backlog;
+
+	if (QUIESCE_UNLIKELY(!func))
+		quiesce_cb_null_func(head);
+	if (QUIESCE_UNLIKELY(!QUIESCE_LOAD(&cbd->ever_used))) {
+		ensure_listed(cbd);
+		QUIESCE_STORE(&cbd->ever_used, true);
+	}
+	head->func = func;
+	/* Before the append: pending() never sees a callback run and not queued. */
+	__atomic_fetch_add(&cbd->stats.queued, 1, __ATOMIC_SEQ_CST);
+	/*
+	 * Sequentially consistent, with the append's exchange before it: the
+	 * callback thread stores SLEEPING, then rechecks the queue; either it
+	 * sees this callback or this load sees SLEEPING.
+	 */
+	if (quiesce_cb_queue_append(&cbd->shared, head, head) &&
+	    __atomic_load_n(&cbd->state, __ATOMIC_SEQ_CST) != QUIESCE_CB_WORKER_RUNNING)
+		quiesce_cb_wake_worker(cbd);
+	backlog = __atomic_add_fetch(&cbd->backlog, 1, __ATOMIC_RELAXED);
+	if (QUIESCE_UNLIKELY(backlog % QUIESCE_CB_BACKLOG_FLUSH == 0)) {
+		if (backlog > QUIESCE_CB_EXPEDITE_BACKLOG)
+			quiesce_cb_hurry_worker(cbd);
+		if (backlog > QUIESCE_CB_THROTTLE_BACKLOG &&
+		    !QUIESCE_LOAD(&quiesce_test_call_rcu_no_throttle))
+			quiesce_cb_throttle(cbd);
+	}
+}
+
+static void forbid(struct quiesce_cb_domain *cbd, const char *call)
+{
+	if (quiesce_rcu_read_ongoing())
+		quiesce_die("%s() called inside an RCU read-side critical section: "
+			    "it would wait for itself forever", call);
+	if (on_worker == cbd)
+		quiesce_die("%s() called from an %s callback: it would wait for itself forever",
+			    call, cbd->gp->ops->kind);
+}
+
+/*
+ * Asks for a harvest that starts after this call and waits until it has run
+ * (or until deadline_ns, when not 0).  Returns whether it has.
+ */
+static bool wait_for_harvest(struct quiesce_cb_domain *cbd, uint64_t deadline_ns)
+{
+	unsigned long target;
+	bool done;
+
+	pthread_mutex_lock(&cbd->lock);
+	/* Sequentially consistent: see "Barriers" at the top of this file. */
+	target = __atomic_load_n(&cbd->harvests, __ATOMIC_SEQ_CST) + 1;
+	if ((long)(target - cbd->harvest_wanted) > 0)
+		__atomic_store_n(&cbd->harvest_wanted, target, __ATOMIC_SEQ_CST);
+	cbd->waiters++;
+	pthread_mutex_unlock(&cbd->lock);
+
+	wake_or_hurry_worker(cbd);
+
+	pthread_mutex_lock(&cbd->lock);
+	/* Woken by publish_progress(), or by the deadline. */
+	while (!(done = (long)(cbd->invoked_through - target) >= 0) &&
+	       QUIESCE_LOAD(&cbd->state) != QUIESCE_CB_WORKER_GONE) {
+		struct timespec ts;
+
+		if (!deadline_ns) {
+			pthread_cond_wait(&cbd->progress, &cbd->lock);
+			continue;
+		}
+		if (quiesce_now_ns() >= deadline_ns)
+			break;
+		ts.tv_sec = (time_t)(deadline_ns / 1000000000u);
+		ts.tv_nsec = (long)(deadline_ns % 1000000000u);
+		pthread_cond_timedwait(&cbd->progress, &cbd->lock, &ts);
+	}
+	cbd->waiters--;
+	pthread_mutex_unlock(&cbd->lock);
+	return done;
+}
+
+void quiesce_cb_domain_barrier(struct quiesce_cb_domain *cbd, const char *call)
+{
+	forbid(cbd, call);
+	if (!QUIESCE_LOAD(&cbd->ever_used))
+		return;
+	wait_for_harvest(cbd, 0);
+}
+
+unsigned long quiesce_cb_domain_start_poll(struct quiesce_cb_domain *cbd)
+{
+	unsigned long cookie = quiesce_gp_snapshot(cbd->gp);
+
+	ensure_listed(cbd);
+	pthread_mutex_lock(&cbd->lock);
+	/* Sequentially consistent: see "Sleeping and waking" above. */
+	if ((long)(cookie - cbd->poll_target) > 0)
+		__atomic_store_n(&cbd->poll_target, cookie, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&cbd->lock);
+	if (__atomic_load_n(&cbd->state, __ATOMIC_SEQ_CST) != QUIESCE_CB_WORKER_RUNNING)
+		quiesce_cb_wake_worker(cbd);
+	return cookie;
+}
+
+bool quiesce_cb_domain_pending(struct quiesce_cb_domain *cbd)
+{
+	/* Invoked first: it never passes queued, read after it. */
+	uint64_t invoked = __atomic_load_n(&cbd->stats.invoked, __ATOMIC_SEQ_CST);
+
+	return __atomic_load_n(&cbd->stats.queued, __ATOMIC_SEQ_CST) != invoked;
+}
+
+/*
+ * A throttled caller waits until the backlog has fallen to half the mark,
+ * not until everything queued before it has run: it resumes queueing while
+ * the callback thread works through the rest, so the two overlap.
+ */
+void quiesce_cb_throttle(struct quiesce_cb_domain *cbd)
+{
+	uint64_t deadline_ns = quiesce_now_ns() + QUIESCE_CB_THROTTLE_MAX_WAIT_NS;
+	struct timespec ts = { (time_t)(deadline_ns / 1000000000u),
+			       (long)(deadline_ns % 1000000000u) };
+
+	if (on_worker || quiesce_rcu_read_ongoing() ||
+	    QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_GONE)
+		return;
+	__atomic_fetch_add(&cbd->stats.throttled, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&cbd->lock);
+	cbd->waiters++;
+	/*
+	 * Atomic: should_expedite() reads it without the lock.  Sequentially
+	 * consistent, before the hurry: see gather_callbacks().
+	 */
+	__atomic_fetch_add(&cbd->throttled_waiters, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&cbd->lock);
+	wake_or_hurry_worker(cbd);
+
+	pthread_mutex_lock(&cbd->lock);
+	/*
+	 * Woken by publish_progress() after each batch, which takes the lock
+	 * after lowering the backlog; or by the deadline.
+	 */
+	while (QUIESCE_LOAD(&cbd->backlog) > QUIESCE_CB_THROTTLE_BACKLOG / 2 &&
+	       QUIESCE_LOAD(&cbd->state) != QUIESCE_CB_WORKER_GONE &&
+	       quiesce_now_ns() < deadline_ns)
+		pthread_cond_timedwait(&cbd->progress, &cbd->lock, &ts);
+	cbd->waiters--;
+	__atomic_fetch_sub(&cbd->throttled_waiters, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&cbd->lock);
+}
+
+/*
+ * Stops the thread (under start_lock), leaving its batches for the next one.
+ * With a deadline, gives up waiting at that time; returns whether it ended.
+ */
+static bool stop_worker(struct quiesce_cb_domain *cbd, int new_state, uint64_t deadline_ns)
+{
+	bool ended = true;
+
+	__atomic_store_n(&cbd->stop_requested, true, __ATOMIC_SEQ_CST);
+	if (__atomic_exchange_n(&cbd->state, new_state, __ATOMIC_SEQ_CST) ==
+	    QUIESCE_CB_WORKER_SLEEPING)
+		quiesce_futex_wake_all(&cbd->state);
+	quiesce_cb_hurry_worker(cbd);
+	if (!deadline_ns) {
+		pthread_join(cbd->worker, NULL);
+	} else {
+		uint64_t now = quiesce_now_ns(), left = deadline_ns > now ? deadline_ns - now : 0;
+		struct timespec ts;
+
+		/* pthread_timedjoin_np() takes a CLOCK_REALTIME deadline. */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += (time_t)(left / 1000000000u);
+		ts.tv_nsec += (long)(left % 1000000000u);
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		ended = !pthread_timedjoin_np(cbd->worker, NULL, &ts);
+	}
+	/* Woken with the state GONE: anyone still waiting gives up. */
+	pthread_mutex_lock(&cbd->lock);
+	pthread_cond_broadcast(&cbd->progress);
+	pthread_mutex_unlock(&cbd->lock);
+	return ended;
+}
+
+static bool worker_alive(struct quiesce_cb_domain *cbd)
+{
+	int state = QUIESCE_LOAD(&cbd->state);
+
+	return state != QUIESCE_CB_WORKER_ABSENT && state != QUIESCE_CB_WORKER_GONE;
+}
+
+void quiesce_cb_domain_shutdown(struct quiesce_cb_domain *cbd, const char *call)
+{
+	forbid(cbd, call);
+	quiesce_cb_domain_barrier(cbd, call);
+	pthread_mutex_lock(&cbd->start_lock);
+	if (worker_alive(cbd)) {
+		stop_worker(cbd, QUIESCE_CB_WORKER_ABSENT, 0);
+		/* Callbacks queued by other threads meanwhile still get to run. */
+		if (cbd->batch_count || queued_anywhere(cbd))
+			start_worker(cbd);
+	}
+	pthread_mutex_unlock(&cbd->start_lock);
+}
+
+void quiesce_cb_domain_destroy(struct quiesce_cb_domain *cbd)
+{
+	if (quiesce_cb_domain_pending(cbd))
+		quiesce_die("destroying a %s domain with callbacks pending: "
+			    "wait for them with its barrier first", cbd->gp->ops->kind);
+	if (on_worker == cbd)
+		quiesce_die("destroying a %s domain from one of its own callbacks",
+			    cbd->gp->ops->kind);
+	pthread_mutex_lock(&cbd->start_lock);
+	if (worker_alive(cbd))
+		stop_worker(cbd, QUIESCE_CB_WORKER_GONE, 0);
+	pthread_mutex_unlock(&cbd->start_lock);
+	pthread_mutex_lock(&domains_lock);
+	for (struct quiesce_cb_domain **p = &domains; *p; p = &(*p)->next_listed) {
+		if (*p == cbd) {
+			*p = cbd->next_listed;
+			pthread_cond_destroy(&cbd->progress);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&domains_lock);
+	pthread_mutex_destroy(&cbd->lock);
+	pthread_mutex_destroy(&cbd->start_lock);
+}
+
+/*
+ * exit(): lets one domain's pending callbacks run (within a bound), then
+ * stops its thread.  Inside a critical section, or on a callback thread,
+ * it cannot wait for anything.
+ */
+static void stop_at_exit(struct quiesce_cb_domain *cbd, bool may_wait)
+{
+	uint64_t deadline = quiesce_now_ns() + QUIESCE_CB_EXIT_WAIT_NS;
+
+	pthread_mutex_lock(&cbd->start_lock);
+	if (!worker_alive(cbd)) {
+		QUIESCE_STORE(&cbd->state, QUIESCE_CB_WORKER_GONE);
+		pthread_mutex_unlock(&cbd->start_lock);
+		return;
+	}
+	if (may_wait && !wait_for_harvest(cbd, deadline))
+		quiesce_warn("exit: %s callbacks still pending after %u ms (a reader holds "
+			     "the grace period up?); they will not run",
+			     cbd->gp->ops->kind, QUIESCE_CB_EXIT_WAIT_NS / 1000000u);
+	if (!may_wait) {
+		__atomic_store_n(&cbd->stop_requested, true, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&cbd->state, QUIESCE_CB_WORKER_GONE, __ATOMIC_SEQ_CST);
+		quiesce_futex_wake_all(&cbd->state);
+	} else if (!stop_worker(cbd, QUIESCE_CB_WORKER_GONE, deadline)) {
+		quiesce_warn("exit: the %s callback thread is still busy; exiting without it",
+			     cbd->gp->ops->kind);
+	}
+	pthread_mutex_unlock(&cbd->start_lock);
+}
+
+static void run_at_exit(void)
+{
+	bool may_wait = !on_worker && !quiesce_rcu_read_ongoing();
+
+	pthread_mutex_lock(&domains_lock);
+	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed)
+		stop_at_exit(cbd, may_wait);
+	pthread_mutex_unlock(&domains_lock);
+}
+
+/*
+ * fork(): the list, then each domain's start_lock and lock, in list order;
+ * the enqueue side (call_rcu.c) takes its own lock after these.
+ */
+void quiesce_cb_domains_prepare_fork(void)
+{
+	pthread_mutex_lock(&domains_lock);
+	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed) {
+		pthread_mutex_lock(&cbd->start_lock);
+		pthread_mutex_lock(&cbd->lock);
+	}
+}
+
+void quiesce_cb_domains_parent_after_fork(void)
+{
+	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed) {
+		pthread_mutex_unlock(&cbd->lock);
+		pthread_mutex_unlock(&cbd->start_lock);
+	}
+	pthread_mutex_unlock(&domains_lock);
+}
+
+/* The child has no callback thread; the parent's batches are the parent's. */
+void quiesce_cb_domains_child_after_fork(void)
+{
+	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed) {
+		/* Waiters of the parent's have no thread here. */
+		init_progress_cond(cbd);
+		if (cbd->state != QUIESCE_CB_WORKER_GONE)
+			cbd->state = QUIESCE_CB_WORKER_ABSENT;
+		cbd->stop_requested = false;
+		cbd->gathering = 0;
+		cbd->batch_count = 0;
+		cbd->backlog = 0;
+		cbd->harvests = cbd->harvest_wanted = cbd->invoked_through = 0;
+		cbd->waiters = cbd->throttled_waiters = 0;
+		memset(&cbd->stats, 0, sizeof(cbd->stats));
+		if (!cbd->source)
+			quiesce_cb_queue_init(&cbd->shared);
+		pthread_mutex_unlock(&cbd->lock);
+		pthread_mutex_unlock(&cbd->start_lock);
+	}
+	pthread_mutex_unlock(&domains_lock);
+}
