@@ -106,6 +106,25 @@ struct quiesce_rcuhash_node {
  */
 #define QUIESCE_RCUHASH_SEQ_REMOVED 0x1u
 
+struct quiesce_rcu_head;
+
+/*
+ * The RCU a table's readers use, when it is not quiesce's default RCU
+ * (params.rcu NULL): for a table read under another domain, quiesce's QSBR
+ * domain say, name that domain's calls here.  The table then checks its
+ * readers with read_ongoing(), brackets its own use of its bucket arrays
+ * in updates with read_lock() and read_unlock(), and retires old arrays
+ * with call_rcu(); "read-side critical section" below means that domain's.
+ * The struct must outlive the table.
+ */
+struct quiesce_rcuhash_rcu {
+	void (*read_lock)(void);
+	void (*read_unlock)(void);
+	int (*read_ongoing)(void);
+	void (*call_rcu)(struct quiesce_rcu_head *head,
+			 void (*func)(struct quiesce_rcu_head *head));
+};
+
 struct quiesce_rcuhash_params {
 	size_t node_offset;	/* offsetof(object, node) */
 	size_t key_offset;	/* offsetof(object, key), with key_len */
@@ -115,6 +134,7 @@ struct quiesce_rcuhash_params {
 	size_t nelem_hint;	/* elements to size for; automatic shrinking stops there */
 	unsigned flags;		/* QUIESCE_RCUHASH_* */
 	size_t seq_offset;	/* QUIESCE_RCUHASH_SEQ: offsetof(object, a uint64_t) */
+	const struct quiesce_rcuhash_rcu *rcu;	/* NULL: quiesce's default RCU */
 };
 
 struct quiesce_rcuhash;

@@ -218,7 +218,11 @@ static void rcu_lists(void *arg)
 	struct ent *e, *n;
 
 	busted = arg != NULL;
+	CDS_INIT_LIST_HEAD(&rlist);
 	CDS_INIT_HLIST_HEAD(&rhlist);
+	atomic_store(&stop, false);
+	atomic_store(&reads, 0);
+	atomic_store(&violations, 0);
 	for (int i = 0; i < SENTINELS; i++) {
 		e = new_ent(-1 - i);
 		cds_list_add_tail_rcu(&e->list, &rlist);
@@ -227,12 +231,11 @@ static void rcu_lists(void *arg)
 	for (int i = 0; i < 2; i++)
 		pthread_create(&r[i], NULL, reader, NULL);
 	rcu_register_thread();
-	for (unsigned i = 0; i < UPDATES || atomic_load(&reads) < MIN_READS; i++) {
+	/* The control runs until caught, or for many more chances. */
+	for (unsigned i = 0; i < (busted ? 100 * UPDATES : UPDATES) || atomic_load(&reads) < MIN_READS;
+	     i++) {
 		update_one(i);
 		CHECK(!atomic_load(&violations), "%lu violations", atomic_load(&violations));
-		/* The control: until caught, or for many more chances. */
-		if (busted && i > 100 * UPDATES)
-			break;
 	}
 	rcu_unregister_thread();
 	atomic_store(&stop, true);

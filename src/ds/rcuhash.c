@@ -200,13 +200,17 @@ void quiesce_rcuhash_destroy(struct quiesce_rcuhash *ht,
 	free(ht);
 }
 
+void quiesce_rcuhash_not_reader(const char *what)
+{
+	quiesce_die("%s called outside an RCU read-side critical section", what);
+}
+
 struct quiesce_rcuhash_node *quiesce_rcuhash_lookup(struct quiesce_rcuhash *ht, const void *key)
 {
 	uint64_t hash = key_hash(ht, key);
 	struct rcuhash_table *t;
 
-	if (QUIESCE_UNLIKELY(!quiesce_rcu_read_ongoing()))
-		quiesce_die("rcuhash_lookup() called outside an RCU read-side critical section");
+	rcuhash_check_reader(ht, "rcuhash_lookup()");
 	t = quiesce_rcu_dereference(ht->tbl);
 	do {
 		struct quiesce_rcuhash_node **bucket = &t->buckets[hash & t->mask], *p;
@@ -311,7 +315,7 @@ static struct locked_bucket lock_bucket(struct quiesce_rcuhash *ht, uint64_t has
 	struct locked_bucket lb = { .stripe = rcuhash_stripe(ht, hash) };
 	struct rcuhash_table *t;
 
-	quiesce_rcu_read_lock();
+	rcuhash_read_lock(ht);
 	pthread_mutex_lock(&lb.stripe->lock);
 	t = quiesce_rcuhash_locked_table(ht, hash);
 	lb.bucket = &t->buckets[hash & t->mask];
@@ -325,7 +329,7 @@ static void unlock_bucket(struct quiesce_rcuhash *ht, struct locked_bucket *lb, 
 	pthread_mutex_unlock(&lb->stripe->lock);
 	if (delta)
 		quiesce_rcuhash_after_update(ht, lb->stripe, delta > 0);
-	quiesce_rcu_read_unlock();
+	rcuhash_read_unlock(ht);
 }
 
 bool quiesce_rcuhash_insert(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)

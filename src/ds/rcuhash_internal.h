@@ -78,6 +78,39 @@ static inline bool rcuhash_is_node(const struct quiesce_rcuhash_node *p)
 	return ((uintptr_t)p & 3) == 0 && p != NULL;
 }
 
+/* The message of rcuhash_check_reader() (rcuhash.c). */
+QUIESCE_COLD QUIESCE_NORETURN void quiesce_rcuhash_not_reader(const char *what);
+
+/*
+ * The table's RCU (quiesce/rcuhash.h, struct quiesce_rcuhash_rcu): the
+ * default one inline, another through its calls.
+ */
+static inline void rcuhash_read_lock(const struct quiesce_rcuhash *ht)
+{
+	if (QUIESCE_UNLIKELY(ht->p.rcu != NULL))
+		ht->p.rcu->read_lock();
+	else
+		quiesce_rcu_read_lock();
+}
+
+static inline void rcuhash_read_unlock(const struct quiesce_rcuhash *ht)
+{
+	if (QUIESCE_UNLIKELY(ht->p.rcu != NULL))
+		ht->p.rcu->read_unlock();
+	else
+		quiesce_rcu_read_unlock();
+}
+
+/* Aborts with a message naming what unless a reader of the table's RCU. */
+static inline void rcuhash_check_reader(const struct quiesce_rcuhash *ht, const char *what)
+{
+	bool ok = QUIESCE_UNLIKELY(ht->p.rcu != NULL) ? ht->p.rcu->read_ongoing() != 0
+						      : quiesce_rcu_read_ongoing();
+
+	if (QUIESCE_UNLIKELY(!ok))
+		quiesce_rcuhash_not_reader(what);
+}
+
 static inline struct rcuhash_stripe *rcuhash_stripe(struct quiesce_rcuhash *ht, uint64_t hash)
 {
 	return &ht->stripes[hash & (RCUHASH_STRIPES - 1)];

@@ -82,12 +82,6 @@ static inline uint64_t hash_of(const struct quiesce_rcuhash *ht, const struct qu
 	return quiesce_rcuhash_node_hash(ht, n);
 }
 
-static void check_reader(const char *what)
-{
-	if (QUIESCE_UNLIKELY(!quiesce_rcu_read_ongoing()))
-		quiesce_die("%s called outside an RCU read-side critical section", what);
-}
-
 /* What one scan looks for (the two calls' visits, below). */
 struct scan {
 	struct quiesce_rcuhash *ht;
@@ -201,7 +195,7 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match(struct quiesce_rcuhash
 		.first_is_least = ht->p.flags & QUIESCE_RCUHASH_SEQ,
 	};
 
-	check_reader("rcuhash_lookup_match()");
+	rcuhash_check_reader(ht, "rcuhash_lookup_match()");
 	scan(&s, false);
 	return s.cand;
 }
@@ -215,7 +209,7 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_next(struct quiesce_rcuhash *ht,
 
 	bool busted = QUIESCE_LOAD(&quiesce_test_busted_rcuhash) == RCUHASH_BUSTED_COARSE_ORDER;
 
-	check_reader("rcuhash_next()");
+	rcuhash_check_reader(ht, "rcuhash_next()");
 	for (;;) {
 		struct scan s = {
 			.ht = ht, .hash = rev64(pos_rev), .pos_rev = pos_rev, .pos_tie = pos_tie,

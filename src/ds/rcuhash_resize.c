@@ -14,7 +14,8 @@
  *   finish: whoever moves the last bucket (counted by an acq_rel
  *           fetch-and-add, so it sees every other mover's stores) makes the
  *           new array the table's (release) and retires the old one with
- *           call_rcu(): nobody waits for the grace period.
+ *           call_rcu() (the table's RCU's): nobody waits for the grace
+ *           period.
  *
  * Triggers: an insert that leaves its stripe holding more than 1/64 of the
  * buckets sums the stripes and, if the table holds more elements than
@@ -153,6 +154,8 @@ static void finish(struct quiesce_rcuhash *ht, struct rcuhash_table *t, struct r
 	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_rcuhash) ==
 			     RCUHASH_BUSTED_FREE_EARLY))
 		retire_busted(t);
+	else if (ht->p.rcu)
+		ht->p.rcu->call_rcu(&t->rcu, free_table_rcu);
 	else
 		quiesce_call_rcu(&t->rcu, free_table_rcu);
 }
@@ -251,7 +254,7 @@ bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem)
 {
 	bool done = true;
 
-	quiesce_rcu_read_lock();
+	rcuhash_read_lock(ht);
 	for (;;) {
 		struct rcuhash_table *t;
 		size_t want;
@@ -272,7 +275,7 @@ bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem)
 			break;
 		/* Another resize started first: finish it, then ours. */
 	}
-	quiesce_rcu_read_unlock();
+	rcuhash_read_unlock(ht);
 	return done;
 }
 
@@ -281,10 +284,10 @@ size_t quiesce_rcuhash_buckets(struct quiesce_rcuhash *ht)
 	struct rcuhash_table *t, *f;
 	size_t n;
 
-	quiesce_rcu_read_lock();
+	rcuhash_read_lock(ht);
 	t = quiesce_rcu_dereference(ht->tbl);
 	f = quiesce_rcu_dereference(t->future);
 	n = (f ? f : t)->mask + 1;
-	quiesce_rcu_read_unlock();
+	rcuhash_read_unlock(ht);
 	return n;
 }

@@ -49,11 +49,18 @@ static inline void cds_hlist_add_head(struct cds_hlist_node *newp, struct cds_hl
 	head->next = newp;
 }
 
+/*
+ * elem->prev may be the head, cast: the store goes through a plain pointer
+ * to the link, whose type the head's next shares, rather than through a
+ * struct cds_hlist_node, which the compiler may assume is not the head.
+ */
 static inline void cds_hlist_del(struct cds_hlist_node *elem)
 {
+	struct cds_hlist_node **link = &elem->prev->next;
+
 	if (elem->next)
 		elem->next->prev = elem->prev;
-	elem->prev->next = elem->next;
+	*link = elem->next;
 }
 
 #define cds_hlist_for_each(pos, head) \
