@@ -16,13 +16,27 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include <urcu/flavor.h>
 #include <urcu/rculfhash.h>
 
 struct cds_lfht {
 	struct quiesce_rcuhash *q;
-	const struct rcu_flavor_struct *flavor;	/* kept for liburcu's sake; unused */
+	struct quiesce_rcuhash_rcu rcu;		/* the flavor's calls, unless default */
 	pthread_attr_t *attr;			/* handed back by cds_lfht_destroy() */
 };
+
+/* The flavors on quiesce's default RCU (memb.c, mb.c, signal.c). */
+extern const struct rcu_flavor_struct urcu_memb_flavor, urcu_mb_flavor, urcu_signal_flavor;
+
+/*
+ * Whether the table can call quiesce's default RCU directly: for no
+ * flavor, or one of those.  Any other (qsbr) goes through its calls.
+ */
+static bool default_rcu(const struct rcu_flavor_struct *flavor)
+{
+	return !flavor || flavor == &urcu_memb_flavor || flavor == &urcu_mb_flavor ||
+	       flavor == &urcu_signal_flavor;
+}
 
 const struct cds_lfht_mm_type cds_lfht_mm_order, cds_lfht_mm_chunk, cds_lfht_mm_mmap;
 
@@ -83,8 +97,16 @@ struct cds_lfht *_cds_lfht_new(unsigned long init_size, unsigned long min_nr_all
 	ht = malloc(sizeof(*ht));
 	if (!ht)
 		return NULL;
+	if (!default_rcu(flavor)) {
+		ht->rcu = (struct quiesce_rcuhash_rcu){
+			.read_lock = flavor->read_lock,
+			.read_unlock = flavor->read_unlock,
+			.read_ongoing = flavor->read_ongoing,
+			.call_rcu = flavor->update_call_rcu,
+		};
+		p.rcu = &ht->rcu;
+	}
 	ht->q = quiesce_rcuhash_new(&p);
-	ht->flavor = flavor;
 	ht->attr = attr;
 	if (init_size > min_nr_alloc_buckets)
 		quiesce_rcuhash_resize(ht->q, init_size);

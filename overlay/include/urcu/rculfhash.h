@@ -36,11 +36,15 @@
  * - Successful updates are full memory barriers before and after their
  *   commit; lookups and traversal steps act as rcu_dereference().
  *
+ * The flavor: the table's readers are the flavor's (its read_ongoing() is
+ * the check above), its updates hold the flavor's read lock while they use
+ * a bucket array, and old arrays go through the flavor's call_rcu; for the
+ * flavors on quiesce's default RCU (memb, mb, signal) the table calls that
+ * RCU directly, inline.  liburcu's resize worker thread does not exist
+ * (updaters move buckets), so its pthread_attr_t is only handed back.
+ *
  * Differences (docs/LIBURCU.md lists them): struct cds_lfht_node is three
- * words (liburcu: two); struct cds_lfht_iter holds only the node; the
- * flavor passed to cds_lfht_new_flavor() and the resize worker's
- * pthread_attr_t are kept but unused (the table resizes in its updaters,
- * on quiesce's RCU, which every overlay flavor shares); max_nr_buckets is
+ * words (liburcu: two); struct cds_lfht_iter holds only the node; max_nr_buckets is
  * not enforced; the memory-management back ends (cds_lfht_mm_*) are names
  * only and _cds_lfht_new() ignores its mm argument; CDS_LFHT_ACCOUNTING is
  * always on (count_nodes' split counts are quiesce's element count).
@@ -133,14 +137,23 @@ static inline struct cds_lfht *cds_lfht_new_flavor(unsigned long init_size,
 			     attr);
 }
 
-/* liburcu's form for the flavor the program included; the table needs none. */
+/*
+ * liburcu's form: the table is read under the flavor the program included
+ * before this header (urcu.h, urcu-qsbr.h, ...), rcu_flavor.  Without one,
+ * which liburcu does not allow, quiesce's default RCU.
+ */
 static inline struct cds_lfht *cds_lfht_new(unsigned long init_size,
 					    unsigned long min_nr_alloc_buckets,
 					    unsigned long max_nr_buckets, int flags,
 					    pthread_attr_t *attr)
 {
+#ifdef URCU_API_MAP
+	return _cds_lfht_new(init_size, min_nr_alloc_buckets, max_nr_buckets, flags, NULL,
+			     &rcu_flavor, attr);
+#else
 	return _cds_lfht_new(init_size, min_nr_alloc_buckets, max_nr_buckets, flags, NULL, NULL,
 			     attr);
+#endif
 }
 
 /* 0, or -EPERM (the table left as it was) while it holds nodes. */
