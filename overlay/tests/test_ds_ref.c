@@ -10,6 +10,8 @@
  * released count, a put below zero.  urcu_ref_get_safe() refuses at the
  * maximum instead of aborting.
  */
+/* As LTTng-tools and BIND 9 build: rcu_dereference() and friends inline. */
+#define _LGPL_SOURCE
 #include <urcu.h>
 #include <urcu/ref.h>
 

@@ -14,7 +14,8 @@
  * A resize publishes the new array as the old one's future, then moves old
  * buckets one at a time.  Moving bucket b takes its chain's last node N,
  * and:
- *   (m1) sets N->next to the head of N's new bucket (or its end marker);
+ *   (m1) sets N->next to the head of N's new bucket (or its end marker)
+ *        (release: a reader that follows it reaches that head);
  *   (m2) publishes N as that bucket's head (release);
  *   (m3) stores b's end marker where N was linked in the old chain
  *        (release);

@@ -130,8 +130,14 @@ static void move_bucket(struct quiesce_rcuhash *ht, struct rcuhash_table *t, siz
 		busted = move_unlink_first(link, old);
 		nb = &f->buckets[quiesce_rcuhash_node_hash(ht, n) & f->mask];
 		head = QUIESCE_LOAD(nb);
-		/* (m1): a reader standing on n now walks into the new chain. */
-		QUIESCE_STORE(&n->next, rcuhash_is_node(head) ? head : rcuhash_marker(nb));
+		/*
+		 * (m1): a reader standing on n now walks into the new chain.
+		 * Release: a reader that follows this link reaches head, which
+		 * was published to us (under this stripe's lock) rather than to
+		 * it, so the link republishes head, as unlink_at() does.
+		 */
+		__atomic_store_n(&n->next, rcuhash_is_node(head) ? head : rcuhash_marker(nb),
+				 __ATOMIC_RELEASE);
 		/* (m2) release: n->next before n, in the new chain. */
 		quiesce_rcu_assign_pointer(*nb, n);
 		/*
