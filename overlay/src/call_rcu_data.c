@@ -155,27 +155,20 @@ struct call_rcu_data *urcu_crd_get(struct urcu_flavor_domain *fd)
 }
 
 /*
- * The thread that runs the flavor's callbacks, for any object: found by a
- * callback that records pthread_self().  Asked from that thread itself
- * (from a callback, which must not wait for another), it answers at once.
+ * The thread that runs the flavor's callbacks, for any object: the one a
+ * callback that records pthread_self() runs on, waited for with the
+ * flavor's barrier (which takes a QSBR caller offline around the wait).
+ * Asked from that thread itself (from a callback, which must not wait for
+ * the thread it runs on), it answers at once.
  */
 struct thread_probe {
 	struct quiesce_rcu_head head;
-	pthread_mutex_t lock;
-	pthread_cond_t ran;	/* signalled by probe_record(), under lock */
-	bool done;
 	pthread_t thread;
 };
 
 static void probe_record(struct quiesce_rcu_head *head)
 {
-	struct thread_probe *probe = quiesce_container_of(head, struct thread_probe, head);
-
-	pthread_mutex_lock(&probe->lock);
-	probe->thread = pthread_self();
-	probe->done = true;
-	pthread_cond_signal(&probe->ran);
-	pthread_mutex_unlock(&probe->lock);
+	quiesce_container_of(head, struct thread_probe, head)->thread = pthread_self();
 }
 
 static bool on_callback_thread(struct urcu_flavor_domain *fd)
@@ -188,17 +181,13 @@ static bool on_callback_thread(struct urcu_flavor_domain *fd)
 
 pthread_t urcu_crd_thread(struct urcu_flavor_domain *fd, struct call_rcu_data *crdp)
 {
-	struct thread_probe probe = { .lock = PTHREAD_MUTEX_INITIALIZER,
-				      .ran = PTHREAD_COND_INITIALIZER };
+	struct thread_probe probe;
 
 	if (on_callback_thread(fd))
 		return pthread_self();
 	fd->call_rcu(&probe.head, probe_record);
-	pthread_mutex_lock(&probe.lock);
-	while (!probe.done)
-		pthread_cond_wait(&probe.ran, &probe.lock);
-	pthread_mutex_unlock(&probe.lock);
-	pthread_cond_destroy(&probe.ran);
+	/* The barrier returns after probe_record() has run, and orders its store. */
+	fd->barrier();
 	return probe.thread;
 }
 

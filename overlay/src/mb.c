@@ -10,7 +10,11 @@ URCU_EXPORT void urcu_mb_unregister_thread(void)
 	quiesce_rcu_unregister_thread();
 }
 
+/*
+ * liburcu's init is also run by its constructor, and calling it again does
+ * nothing; quiesce initializes itself (barrier, registry) by constructors
+ * at load, so nothing is left for an explicit call to do.
+ */
 URCU_EXPORT void urcu_mb_init(void)
 {
-	(void)quiesce_rcu_backend();
 }

@@ -157,9 +157,7 @@ void urcu_defer(struct urcu_flavor_domain *fd, void (*fct)(void *p), void *p);
 /*
  * The read side, grace periods and registration of a flavor that is
  * quiesce's default RCU (memb, mb, signal, bp): each function the
- * corresponding quiesce call.  urcu_<f>_init() chooses the grace-period
- * barrier now rather than at the first grace period, as liburcu's
- * init detects membarrier.
+ * corresponding quiesce call.
  */
 #define URCU_OVERLAY_DEFAULT_RCU(f)                                                        \
 	URCU_EXPORT void urcu_##f##_read_lock(void) { quiesce_rcu_read_lock(); }             \

@@ -10,13 +10,9 @@
 URCU_EXPORT void *rcu_dereference_sym(void *p)
 {
 	/*
-	 * The caller loaded p; what orders its loads through p is the address
-	 * dependency, which the call does not break.  Under ThreadSanitizer,
-	 * which cannot see dependencies, this is an acquire fence.
+	 * The caller loaded p (urcu/pointer.h); what orders its loads through
+	 * p is the address dependency, which the call does not break.
 	 */
-#ifdef QUIESCE_TSAN
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-#endif
 	return p;
 }
 

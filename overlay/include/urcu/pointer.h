@@ -45,10 +45,21 @@ extern void *rcu_cmpxchg_pointer_sym(void **p, void *old, void *_new);
 extern void *rcu_xchg_pointer_sym(void **p, void *v);
 extern void *rcu_set_pointer_sym(void **p, void *v);
 
+/*
+ * The pointer is loaded here, atomically (an acquire under ThreadSanitizer,
+ * which cannot see the address dependency), and passed to the symbol, as
+ * liburcu 0.13's header does, so a program's stub of rcu_dereference_sym
+ * still serves.
+ */
+#ifdef CMM_SANITIZE_THREAD
+#define _urcu_load_pointer(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#else
+#define _urcu_load_pointer(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#endif
 #define rcu_dereference(p)                                                     \
 	__extension__({                                                        \
 		__typeof__(p) urcu_deref_p_ = URCU_FORCE_CAST(__typeof__(p),   \
-			rcu_dereference_sym(URCU_FORCE_CAST(void *, p)));      \
+			rcu_dereference_sym(URCU_FORCE_CAST(void *, _urcu_load_pointer(p)))); \
 		urcu_deref_p_;                                                 \
 	})
 #define rcu_cmpxchg_pointer(p, old, _new)                                      \

@@ -1,0 +1,9 @@
+/*
+ * The memb flavor with _LGPL_SOURCE (inline read side and pointers), through
+ * <urcu.h>: flavor_stress.h.
+ */
+#define _LGPL_SOURCE
+#define URCU_TEST_NAME "memb flavor, inline"
+#include <urcu.h>
+
+#include "flavor_stress.h"

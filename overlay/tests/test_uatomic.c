@@ -1,0 +1,202 @@
+/*
+ * urcu/uatomic.h, arch.h, system.h, compiler.h and tls-compat.h as
+ * liburcu's users rely on them: the return value of each operation (cmpxchg
+ * the value found, xchg the old one, add_return the new one), every size
+ * liburcu supports, pointers, the optional memory orders, the shared
+ * accessors, container_of, min/max, URCU_TLS.  Then atomicity: threads
+ * that increment, add, cmpxchg-increment and or-in bits concurrently lose
+ * none of it, and a message passed with the release/acquire forms (and
+ * with the cmm_smp_* fences around the plain forms) is seen whole; the
+ * busted control (a non-atomic increment) must be caught losing counts.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <urcu/arch.h>
+#include <urcu/compiler.h>
+#include <urcu/system.h>
+#include <urcu/tls-compat.h>
+#include <urcu/uatomic.h>
+
+#include "check.h"
+
+#define THREADS 4
+#define ROUNDS 50000
+
+#define CHECK_RETURNS(type)                                                    \
+	do {                                                                   \
+		type v = 5;                                                    \
+		CHECK(uatomic_read(&v) == 5, #type " read");                   \
+		uatomic_set(&v, 7);                                            \
+		CHECK(uatomic_load(&v, CMM_ACQUIRE) == 7, #type " set");       \
+		CHECK(uatomic_cmpxchg(&v, 7, 9) == 7 && v == 9, #type " cmpxchg hit"); \
+		CHECK(uatomic_cmpxchg(&v, 7, 11) == 9 && v == 9, #type " cmpxchg miss"); \
+		CHECK(uatomic_xchg(&v, 3) == 9 && v == 3, #type " xchg");      \
+		CHECK(uatomic_add_return(&v, 4) == 7, #type " add_return");    \
+		CHECK(uatomic_sub_return(&v, 2) == 5, #type " sub_return");    \
+		uatomic_add(&v, 10);                                           \
+		uatomic_sub(&v, 3);                                            \
+		uatomic_inc(&v);                                               \
+		uatomic_dec(&v);                                               \
+		uatomic_dec(&v);                                               \
+		CHECK(v == 11, #type " add/sub/inc/dec gave %d", (int)v);      \
+		uatomic_and(&v, 0x9);                                          \
+		uatomic_or(&v, 0x4);                                           \
+		CHECK(v == 0xd, #type " and/or gave %d", (int)v);              \
+		uatomic_store(&v, 1, CMM_RELEASE);                             \
+		CHECK(uatomic_cmpxchg_mo(&v, 1, 2, CMM_ACQ_REL, CMM_ACQUIRE) == 1, #type " cmpxchg_mo"); \
+		CHECK(uatomic_xchg_mo(&v, 4, CMM_RELAXED) == 2, #type " xchg_mo"); \
+		CHECK(uatomic_add_return(&v, 1, CMM_SEQ_CST) == 5, #type " add_return with an order"); \
+	} while (0)
+
+struct outer {
+	int a;
+	long member;
+};
+
+/* Message passing: the payload is written before the flag, read after it. */
+static unsigned long payload[4];
+static int flag;
+
+DEFINE_URCU_TLS(int, tls_counter);
+DEFINE_URCU_TLS_INIT(int, tls_init, 42);
+
+static void single_thread(void)
+{
+	int shared = 0;
+	struct outer o;
+	void *p = &o, *q = &shared;
+
+	CHECK_RETURNS(unsigned char);
+	CHECK_RETURNS(short);
+	CHECK_RETURNS(int);
+	CHECK_RETURNS(unsigned long);
+	CHECK_RETURNS(long long);
+
+	CHECK(uatomic_cmpxchg(&p, (void *)&o, q) == &o && p == q, "pointer cmpxchg");
+	CHECK(uatomic_xchg(&p, NULL) == q && p == NULL, "pointer xchg");
+
+	CMM_STORE_SHARED(shared, 3);
+	CHECK(CMM_LOAD_SHARED(shared) == 3 && CMM_ACCESS_ONCE(shared) == 3, "shared accessors");
+	CHECK(CMM_STORE_SHARED(shared, 4) == 4, "CMM_STORE_SHARED yields the value");
+	CHECK(caa_container_of(&o.member, struct outer, member) == &o, "caa_container_of");
+	CHECK(caa_max(3, 9) == 9 && caa_min(3, 9) == 3, "caa_max / caa_min");
+	CHECK(caa_likely(1) && !caa_unlikely(0), "branch hints keep values");
+	CHECK(CAA_CACHE_LINE_SIZE >= 64 && CAA_BITS_PER_LONG == 8 * sizeof(long), "sizes");
+	CHECK(CAA_ARRAY_SIZE(payload) == 4, "CAA_ARRAY_SIZE");
+	CHECK(URCU_TLS(tls_init) == 42 && URCU_TLS(tls_counter) == 0, "URCU_TLS");
+	CHECK(caa_get_cycles() != 0 || caa_get_cycles() != 0, "caa_get_cycles counts");
+	cmm_smp_mb();
+	cmm_smp_rmb();
+	cmm_smp_wmb();
+	cmm_smp_mc();
+	cmm_smp_rmc();
+	cmm_smp_wmc();
+	cmm_smp_read_barrier_depends();
+	cmm_barrier();
+	caa_cpu_relax();
+}
+
+static unsigned long counter, added, cas_counter, bits;
+static bool busted;
+
+static void *hammer(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+
+	URCU_TLS(tls_counter) = id;
+	for (int i = 0; i < ROUNDS; i++) {
+		unsigned long old, seen;
+
+		if (busted) {
+			/* Not atomic: a load and a store, which lose increments. */
+			unsigned long v = uatomic_read(&counter);
+
+			caa_cpu_relax();
+			uatomic_set(&counter, v + 1);
+		} else {
+			uatomic_inc(&counter);
+		}
+		cmm_smp_mb__before_uatomic_add();
+		uatomic_add(&added, 3);
+		cmm_smp_mb__after_uatomic_add();
+		old = uatomic_read(&cas_counter);
+		while ((seen = uatomic_cmpxchg(&cas_counter, old, old + 1)) != old)
+			old = seen;
+		uatomic_or(&bits, 1UL << ((id * ROUNDS + i) % 64));
+	}
+	CHECK(URCU_TLS(tls_counter) == id, "thread-local variable shared");
+	return NULL;
+}
+
+static unsigned long run_hammer(void)
+{
+	pthread_t t[THREADS];
+
+	counter = added = cas_counter = bits = 0;
+	for (int i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, hammer, (void *)(intptr_t)i);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	return counter;
+}
+
+
+static void *consumer(void *arg)
+{
+	for (int round = 1; round <= 2000; round++) {
+		while (uatomic_load(&flag, CMM_ACQUIRE) != round)
+			caa_cpu_relax();
+		for (int i = 0; i < 4; i++)
+			CHECK(CMM_LOAD_SHARED(payload[i]) == (unsigned long)round * (i + 1),
+			      "a message seen before its payload");
+		uatomic_set(&flag, -round);
+	}
+	return NULL;
+}
+
+static void message_passing(void)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, consumer, NULL);
+	for (int round = 1; round <= 2000; round++) {
+		for (int i = 0; i < 4; i++)
+			CMM_STORE_SHARED(payload[i], (unsigned long)round * (i + 1));
+		if (round % 2) {
+			uatomic_store(&flag, round, CMM_RELEASE);
+		} else {
+			cmm_smp_wmb();
+			uatomic_set(&flag, round);
+		}
+		while (uatomic_read(&flag) != -round)
+			caa_cpu_relax();
+		cmm_smp_mb();
+	}
+	pthread_join(t, NULL);
+}
+
+static void busted_child(void *arg)
+{
+	busted = true;
+	/* Caught: counts lost; or given enough tries to lose some. */
+	for (int tries = 0; tries < 50; tries++) {
+		if (run_hammer() != (unsigned long)THREADS * ROUNDS)
+			exit(1);
+	}
+	exit(0);
+}
+
+int main(void)
+{
+	single_thread();
+	CHECK(run_hammer() == (unsigned long)THREADS * ROUNDS, "increments lost: %lu", counter);
+	CHECK(added == 3UL * THREADS * ROUNDS, "adds lost: %lu", added);
+	CHECK(cas_counter == (unsigned long)THREADS * ROUNDS, "cmpxchg increments lost");
+	CHECK(bits == ~0UL, "or lost bits: %#lx", bits);
+	message_passing();
+	check_child_detects_violation(busted_child, NULL);
+	printf("uatomic: all checks passed\n");
+	return 0;
+}
