@@ -53,6 +53,10 @@ static void conventions(void)
 	      "get_unless_zero refuses a released count");
 	quiesce_ref_set(&r, 5);
 	CHECK(r.refcount == 5, "set");
+	CHECK(quiesce_ref_get_safe(&r) && r.refcount == 6, "get_safe below the maximum takes one");
+	quiesce_ref_set(&r, QUIESCE_REF_MAX);
+	CHECK(!quiesce_ref_get_safe(&r) && r.refcount == QUIESCE_REF_MAX,
+	      "get_safe at the maximum refuses and leaves the count");
 	atomic_store(&released, 0);
 }
 
@@ -178,6 +182,14 @@ static void get_on_zero(void *arg)
 	quiesce_ref_get(&r);
 }
 
+static void get_safe_on_zero(void *arg)
+{
+	struct quiesce_ref r;
+
+	quiesce_ref_set(&r, 0);
+	quiesce_ref_get_safe(&r);
+}
+
 static void put_below_zero(void *arg)
 {
 	struct quiesce_ref r;
@@ -217,6 +229,7 @@ int main(void)
 	rcu_lookups();
 	quiesce_call_rcu_shutdown();
 	check_child_aborts(get_on_zero, NULL, "quiesce_ref_get() on a reference count of 0");
+	check_child_aborts(get_safe_on_zero, NULL, "quiesce_ref_get() on a reference count of 0");
 	check_child_aborts(put_below_zero, NULL, "dropped below zero (it held 0): one put too many");
 	check_child_aborts(overflow, NULL, "would exceed QUIESCE_REF_MAX");
 	check_child_aborts(overflow_unless_zero, NULL, "would exceed QUIESCE_REF_MAX");

@@ -12,20 +12,25 @@
  *
  * Keys: an object's key lies at key_offset in it.  Either it is key_len
  * bytes, hashed by the table and compared with memcmp(), or (key_len 0)
- * the caller's hash(key) and key_equal(key, obj) say what it is.  An
- * object's key must not change while it is in the table.
+ * the caller's hash(key) and key_equal(key, obj) say what it is.  With
+ * QUIESCE_RCUHASH_KEY_IS_HASH the key is a uint64_t hash that the caller
+ * computed, used as is (for callers that hash and compare keys themselves:
+ * see the matching calls below).  An object's key must not change while it
+ * is in the table.
  *
  * Rules for callers
- * - lookup() and the walk_*() calls need an RCU read-side critical section
- *   (checked: they abort with a message outside one).  The node they
- *   return stays valid until the section ends, even if it is removed
- *   meanwhile.  A whole walk lies in one critical section.  walk_start()
+ * - lookup(), lookup_match(), next() and the walk_*() calls need an RCU
+ *   read-side critical section (checked: they abort with a message outside
+ *   one).  The node they return stays valid until the section ends, even
+ *   if it is removed meanwhile.  A whole walk lies in one critical
+ *   section.  walk_start()
  *   first finishes a resize in progress, moving the buckets left itself,
  *   and may wait (yielding) for other updaters to finish moving the one
  *   bucket each of them holds.
- * - Updates (insert, insert_or_replace, remove, remove_key, resize) may be
- *   called by any number of threads at once, inside or outside a read-side
- *   critical section; they enter one themselves.  They never wait for a
+ * - Updates (insert, add, insert_match, insert_or_replace, replace_match,
+ *   replace, remove, remove_key, resize) may be called by any number of
+ *   threads at once, inside or outside a read-side critical section; they
+ *   enter one themselves.  They never wait for a
  *   grace period.  They may sleep only for a lock stripe, in malloc()
  *   (the update that starts a resize) or, resize() only, yielding while
  *   other updaters finish moving the bucket each of them holds.
@@ -51,7 +56,8 @@
  *   resize starts (one in progress is finished by walk_start()), so a long
  *   walk lets chains grow longer than usual until it ends.
  * - remove_key() is a lookup and a removal under one lock: of two threads
- *   that remove the same key at once, exactly one gets the node.
+ *   that remove the same key at once, exactly one gets the node.  Likewise
+ *   remove() and replace() of one node: exactly one succeeds.
  *
  * Memory
  * - Per element: the node, one pointer (8 bytes on 64-bit).
@@ -86,6 +92,38 @@ struct quiesce_rcuhash_node {
 
 /* Flags. */
 #define QUIESCE_RCUHASH_NO_AUTO_RESIZE 0x1u	/* only quiesce_rcuhash_resize() resizes */
+#define QUIESCE_RCUHASH_KEY_IS_HASH 0x2u	/* key_len 8: the key is a uint64_t hash, used as is */
+#define QUIESCE_RCUHASH_SEQ 0x4u		/* the table owns a uint64_t at seq_offset */
+
+/*
+ * QUIESCE_RCUHASH_SEQ: the table numbers each node it inserts in a uint64_t
+ * of the object (at seq_offset), and a node that replaces another takes its
+ * number, so that the ordered reads below see a key replaced during an
+ * iteration exactly once.  The word's low bit, QUIESCE_RCUHASH_SEQ_REMOVED,
+ * is set when the node leaves the table (removed or replaced), and stays
+ * set until it is inserted again: a reader may test it (a relaxed load)
+ * to learn whether a node it holds has been removed.
+ */
+#define QUIESCE_RCUHASH_SEQ_REMOVED 0x1u
+
+struct quiesce_rcu_head;
+
+/*
+ * The RCU a table's readers use, when it is not quiesce's default RCU
+ * (params.rcu NULL): for a table read under another domain, quiesce's QSBR
+ * domain say, name that domain's calls here.  The table then checks its
+ * readers with read_ongoing(), brackets its own use of its bucket arrays
+ * in updates with read_lock() and read_unlock(), and retires old arrays
+ * with call_rcu(); "read-side critical section" below means that domain's.
+ * The struct must outlive the table.
+ */
+struct quiesce_rcuhash_rcu {
+	void (*read_lock)(void);
+	void (*read_unlock)(void);
+	int (*read_ongoing)(void);
+	void (*call_rcu)(struct quiesce_rcu_head *head,
+			 void (*func)(struct quiesce_rcu_head *head));
+};
 
 struct quiesce_rcuhash_params {
 	size_t node_offset;	/* offsetof(object, node) */
@@ -95,6 +133,8 @@ struct quiesce_rcuhash_params {
 	bool (*key_equal)(const void *key, const void *obj);	/* key_len 0 */
 	size_t nelem_hint;	/* elements to size for; automatic shrinking stops there */
 	unsigned flags;		/* QUIESCE_RCUHASH_* */
+	size_t seq_offset;	/* QUIESCE_RCUHASH_SEQ: offsetof(object, a uint64_t) */
+	const struct quiesce_rcuhash_rcu *rcu;	/* NULL: quiesce's default RCU */
 };
 
 struct quiesce_rcuhash;
@@ -173,6 +213,88 @@ QUIESCE_API struct quiesce_rcuhash_node *
 quiesce_rcuhash_walk_next(struct quiesce_rcuhash_walk *walk);
 QUIESCE_API void quiesce_rcuhash_walk_stop(struct quiesce_rcuhash_walk *walk);
 
+/*
+ * Matching calls.  The table's own key comparison says when two nodes hold
+ * the same key; these calls let the caller say it instead, per call, so
+ * that nodes whose keys compare equal under the table may coexist and be
+ * told apart (the table then holds a multiset, as liburcu's cds_lfht does).
+ * hash is the table's hash of the key: for a QUIESCE_RCUHASH_KEY_IS_HASH
+ * table, the key itself.  match(node, arg) is called only on nodes with that
+ * hash, from the calling thread, inside a read-side critical section (under
+ * a lock stripe for the updates: it must not update the table).
+ */
+typedef bool (*quiesce_rcuhash_match_fn)(const struct quiesce_rcuhash_node *node, const void *arg);
+
+/* Inserts node even if nodes with its key are present. */
+QUIESCE_API void quiesce_rcuhash_add(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node);
+
+/*
+ * Inserts node unless a node with its hash that match() accepts is present;
+ * returns that node (changing nothing), or NULL once node is inserted.  Of
+ * two threads that insert matching nodes at once, exactly one inserts.
+ */
+QUIESCE_API struct quiesce_rcuhash_node *
+quiesce_rcuhash_insert_match(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node,
+			     quiesce_rcuhash_match_fn match, const void *arg);
+
+/*
+ * Inserts node in place of a node with its hash that match() accepts, and
+ * returns that node; NULL if none, node then inserted.  As with
+ * insert_or_replace(), a lookup concurrent with it finds one or the other.
+ */
+QUIESCE_API struct quiesce_rcuhash_node *
+quiesce_rcuhash_replace_match(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node,
+			      quiesce_rcuhash_match_fn match, const void *arg);
+
+/*
+ * Puts node in old's place, in one store; returns false, changing nothing,
+ * if old is not in the table (removed or replaced already).  The two keys
+ * must hash the same (the call aborts with a message otherwise).
+ */
+QUIESCE_API bool quiesce_rcuhash_replace(struct quiesce_rcuhash *ht,
+					 struct quiesce_rcuhash_node *old,
+					 struct quiesce_rcuhash_node *node);
+
+/*
+ * Ordered reads: stateless lookups and iteration that need no walk_start()
+ * and no stop, for callers that may leave an iteration at any point (the
+ * position is just the last node returned).  The table's order is by
+ * bit-reversed hash, then by node number (QUIESCE_RCUHASH_SEQ) or else by
+ * node address, an order that no resize changes; each
+ * call scans the chains where its answer can be, across a resize in
+ * progress, and returns the least node above the position.  Both need a
+ * read-side critical section (checked), and a sequence of calls that
+ * carries a position needs one section throughout (the node that holds it
+ * must stay valid).
+ *
+ * What a reader may see: a sequence of lookup_match() calls that passes
+ * each result back as after returns every matching node present
+ * throughout, once each, in the table's order; a sequence of next() calls
+ * from NULL returns every node present throughout exactly once.  Nodes
+ * inserted or removed meanwhile may or may not be returned, never twice.
+ * In a QUIESCE_RCUHASH_SEQ table, a node and the node that replaces it
+ * (replace(), replace_match(), insert_or_replace()) count as one: a key
+ * present throughout, though replaced, is returned exactly once.  Without
+ * it, either, both or (when the replacement lies below the position and the
+ * old node above) neither may be.  Resizes may run meanwhile.
+ *
+ * Cost: lookup_match() stops at the first match in a QUIESCE_RCUHASH_SEQ
+ * table, as lookup() does, and walks the key's whole chain otherwise;
+ * next() walks the chain of the returned node once per node returned, and
+ * every empty bucket once.
+ */
+
+/* The first node in the table's order after after (NULL: the first of all)
+ * with this hash and that match() accepts, or NULL. */
+QUIESCE_API struct quiesce_rcuhash_node *
+quiesce_rcuhash_lookup_match(struct quiesce_rcuhash *ht, uint64_t hash,
+			     quiesce_rcuhash_match_fn match, const void *arg,
+			     const struct quiesce_rcuhash_node *after);
+
+/* The node after after in the table's order (NULL: the first), or NULL. */
+QUIESCE_API struct quiesce_rcuhash_node *
+quiesce_rcuhash_next(struct quiesce_rcuhash *ht, const struct quiesce_rcuhash_node *after);
+
 /* The hash the table uses for key_len-byte keys, for callers that want it. */
 QUIESCE_API uint64_t quiesce_rcuhash_hash_bytes(const void *key, size_t len);
 
@@ -195,6 +317,12 @@ QUIESCE_API uint64_t quiesce_rcuhash_hash_bytes(const void *key, size_t len);
 #define rcuhash_walk_start quiesce_rcuhash_walk_start
 #define rcuhash_walk_next quiesce_rcuhash_walk_next
 #define rcuhash_walk_stop quiesce_rcuhash_walk_stop
+#define rcuhash_add quiesce_rcuhash_add
+#define rcuhash_insert_match quiesce_rcuhash_insert_match
+#define rcuhash_replace_match quiesce_rcuhash_replace_match
+#define rcuhash_replace quiesce_rcuhash_replace
+#define rcuhash_lookup_match quiesce_rcuhash_lookup_match
+#define rcuhash_next quiesce_rcuhash_next
 #endif
 
 #ifdef __cplusplus

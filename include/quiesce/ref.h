@@ -3,6 +3,7 @@
  *
  *   quiesce_ref_init(&obj->ref);                 the creator's reference
  *   quiesce_ref_get(&obj->ref);                  one more, from a holder
+ *   if (!quiesce_ref_get_safe(&obj->ref)) ...    the same, refusing at the maximum
  *   rcu_read_lock(); obj = lookup(key);          a lookup that may race
  *   if (obj && !quiesce_ref_get_unless_zero(&obj->ref)) obj = NULL;
  *   rcu_read_unlock();                           with the last put
@@ -20,7 +21,8 @@
  *   last reference; release() typically unpublishes and frees the object.
  *   A put on a count already zero aborts with a message.
  * - The count aborts with a message before it could overflow
- *   (QUIESCE_REF_MAX), so a leak of gets never wraps it into a free.
+ *   (QUIESCE_REF_MAX), so a leak of gets never wraps it into a free;
+ *   quiesce_ref_get_safe() returns false there instead.
  * - Every call but quiesce_ref_set() may run concurrently with every
  *   other; set() is for a count nobody else uses yet (or any more).
  *
@@ -95,6 +97,27 @@ static inline void quiesce_ref_get(struct quiesce_ref *ref)
 	if (QUIESCE_UNLIKELY(old <= 0 || old >= QUIESCE_REF_MAX))
 		quiesce_ref_misused(ref, old <= 0 ? QUIESCE_REF_GET_ON_ZERO : QUIESCE_REF_OVERFLOW,
 				    old);
+}
+
+/*
+ * Takes one more reference, as quiesce_ref_get(), but returns false
+ * instead of aborting when the count is at QUIESCE_REF_MAX, for a caller
+ * that can refuse the request.  A count of zero still aborts: that is a
+ * use after release, not an overflow.
+ */
+static inline bool quiesce_ref_get_safe(struct quiesce_ref *ref)
+{
+	long old = QUIESCE_LOAD(&ref->refcount);
+
+	do {
+		if (QUIESCE_UNLIKELY(old <= 0))
+			quiesce_ref_misused(ref, QUIESCE_REF_GET_ON_ZERO, old);
+		if (QUIESCE_UNLIKELY(old >= QUIESCE_REF_MAX))
+			return false;
+		/* Unordered, as quiesce_ref_get(). */
+	} while (!__atomic_compare_exchange_n(&ref->refcount, &old, old + 1, true,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return true;
 }
 
 /*

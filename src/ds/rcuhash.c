@@ -14,7 +14,8 @@
  * A resize publishes the new array as the old one's future, then moves old
  * buckets one at a time.  Moving bucket b takes its chain's last node N,
  * and:
- *   (m1) sets N->next to the head of N's new bucket (or its end marker);
+ *   (m1) sets N->next to the head of N's new bucket (or its end marker)
+ *        (release: a reader that follows it reaches that head);
  *   (m2) publishes N as that bucket's head (release);
  *   (m3) stores b's end marker where N was linked in the old chain
  *        (release);
@@ -99,6 +100,12 @@ uint64_t quiesce_rcuhash_hash_bytes(const void *key, size_t len)
 
 static inline uint64_t key_hash(const struct quiesce_rcuhash *ht, const void *key)
 {
+	uint64_t h;
+
+	if (ht->p.flags & QUIESCE_RCUHASH_KEY_IS_HASH) {
+		memcpy(&h, key, sizeof(h));
+		return h;
+	}
 	if (ht->p.key_len)
 		return quiesce_rcuhash_hash_bytes(key, ht->p.key_len);
 	return ht->p.hash(key);
@@ -139,14 +146,22 @@ struct quiesce_rcuhash *quiesce_rcuhash_new(const struct quiesce_rcuhash_params 
 
 	if (!params->key_len && (!params->hash || !params->key_equal))
 		quiesce_die("rcuhash_new(): key_len is 0 but hash or key_equal is missing");
+	if ((params->flags & QUIESCE_RCUHASH_SEQ) && params->seq_offset % sizeof(uint64_t))
+		quiesce_die("rcuhash_new(): seq_offset %zu does not align a uint64_t",
+			    params->seq_offset);
+	if ((params->flags & QUIESCE_RCUHASH_KEY_IS_HASH) && params->key_len != sizeof(uint64_t))
+		quiesce_die("rcuhash_new(): QUIESCE_RCUHASH_KEY_IS_HASH needs a key_len of 8, not %zu",
+			    params->key_len);
 	if (posix_memalign((void **)&ht, QUIESCE_CACHELINE, sizeof(*ht)))
 		quiesce_die("rcuhash_new(): out of memory");
 	memset(ht, 0, sizeof(*ht));
 	ht->p = *params;
 	ht->min_buckets = quiesce_rcuhash_buckets_for(params->nelem_hint);
 	pthread_mutex_init(&ht->resize_lock, NULL);
-	for (int i = 0; i < RCUHASH_STRIPES; i++)
+	for (int i = 0; i < RCUHASH_STRIPES; i++) {
 		pthread_mutex_init(&ht->stripes[i].lock, NULL);
+		ht->stripes[i].seq = RCUHASH_SEQ_FIRST;
+	}
 	ht->tbl = quiesce_rcuhash_table_alloc(ht->min_buckets);
 	return ht;
 }
@@ -186,13 +201,17 @@ void quiesce_rcuhash_destroy(struct quiesce_rcuhash *ht,
 	free(ht);
 }
 
+void quiesce_rcuhash_not_reader(const char *what)
+{
+	quiesce_die("%s called outside an RCU read-side critical section", what);
+}
+
 struct quiesce_rcuhash_node *quiesce_rcuhash_lookup(struct quiesce_rcuhash *ht, const void *key)
 {
 	uint64_t hash = key_hash(ht, key);
 	struct rcuhash_table *t;
 
-	if (QUIESCE_UNLIKELY(!quiesce_rcu_read_ongoing()))
-		quiesce_die("rcuhash_lookup() called outside an RCU read-side critical section");
+	rcuhash_check_reader(ht, "rcuhash_lookup()");
 	t = quiesce_rcu_dereference(ht->tbl);
 	do {
 		struct quiesce_rcuhash_node **bucket = &t->buckets[hash & t->mask], *p;
@@ -232,11 +251,51 @@ static struct quiesce_rcuhash_node **locked_find(struct quiesce_rcuhash *ht,
 	return NULL;
 }
 
+/*
+ * The order word of a QUIESCE_RCUHASH_SEQ table (rcuhash_ordered.c): a
+ * number, unique among the nodes of one stripe, shifted left by one, and
+ * QUIESCE_RCUHASH_SEQ_REMOVED once the node has left the table.  Written
+ * under the stripe lock; read by readers without it (relaxed: readers only
+ * compare the numbers, which never change while a node is in the table).
+ * Numbers count down from RCUHASH_SEQ_FIRST: a node inserted later (at the
+ * head of its chain) has a smaller one, so the nodes of one hash lie in a
+ * chain in increasing number order, an order moves and replacements keep
+ * (rcuhash_ordered.c uses it).  Counting down from 2^62 never reaches 0.
+ */
+static inline uint64_t *seq_word(const struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
+{
+	return (uint64_t *)((char *)rcuhash_obj(ht, node) + ht->p.seq_offset);
+}
+
+/* Under the stripe lock: a new node's number, the stripe's next. */
+static inline void seq_assign(struct quiesce_rcuhash *ht, struct rcuhash_stripe *s,
+			      struct quiesce_rcuhash_node *node)
+{
+	if (ht->p.flags & QUIESCE_RCUHASH_SEQ)
+		QUIESCE_STORE(seq_word(ht, node), s->seq-- << 1);
+}
+
+/* Under the stripe lock: node has left the table (replaced by repl, if any). */
+static inline void seq_retire(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node,
+			      struct quiesce_rcuhash_node *repl)
+{
+	uint64_t seq;
+
+	if (!(ht->p.flags & QUIESCE_RCUHASH_SEQ))
+		return;
+	seq = QUIESCE_LOAD(seq_word(ht, node));
+	if (repl)
+		QUIESCE_STORE(seq_word(ht, repl), seq);
+	QUIESCE_STORE(seq_word(ht, node), seq | QUIESCE_RCUHASH_SEQ_REMOVED);
+}
+
 /* Under the stripe lock: node becomes the head of bucket. */
-static void link_head(struct quiesce_rcuhash_node **bucket, struct quiesce_rcuhash_node *node)
+static void link_head(struct quiesce_rcuhash *ht, struct rcuhash_stripe *s,
+		      struct quiesce_rcuhash_node **bucket, struct quiesce_rcuhash_node *node)
 {
 	struct quiesce_rcuhash_node *head = QUIESCE_LOAD(bucket);
 
+	seq_assign(ht, s, node);
 	QUIESCE_STORE(&node->next, rcuhash_is_node(head) ? head : rcuhash_marker(bucket));
 	/* Release: the node's contents and next before the node (rcu.h). */
 	quiesce_rcu_assign_pointer(*bucket, node);
@@ -257,7 +316,7 @@ static struct locked_bucket lock_bucket(struct quiesce_rcuhash *ht, uint64_t has
 	struct locked_bucket lb = { .stripe = rcuhash_stripe(ht, hash) };
 	struct rcuhash_table *t;
 
-	quiesce_rcu_read_lock();
+	rcuhash_read_lock(ht);
 	pthread_mutex_lock(&lb.stripe->lock);
 	t = quiesce_rcuhash_locked_table(ht, hash);
 	lb.bucket = &t->buckets[hash & t->mask];
@@ -271,7 +330,7 @@ static void unlock_bucket(struct quiesce_rcuhash *ht, struct locked_bucket *lb, 
 	pthread_mutex_unlock(&lb->stripe->lock);
 	if (delta)
 		quiesce_rcuhash_after_update(ht, lb->stripe, delta > 0);
-	quiesce_rcu_read_unlock();
+	rcuhash_read_unlock(ht);
 }
 
 bool quiesce_rcuhash_insert(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
@@ -281,9 +340,24 @@ bool quiesce_rcuhash_insert(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_n
 	bool added = !locked_find(ht, lb.bucket, key);
 
 	if (added)
-		link_head(lb.bucket, node);
+		link_head(ht, lb.stripe, lb.bucket, node);
 	unlock_bucket(ht, &lb, added);
 	return added;
+}
+
+/* Under the stripe lock: node takes the place of the node *link points to. */
+static struct quiesce_rcuhash_node *swap_at(struct quiesce_rcuhash *ht,
+					    struct quiesce_rcuhash_node **link,
+					    struct quiesce_rcuhash_node *node)
+{
+	struct quiesce_rcuhash_node *old = QUIESCE_LOAD(link);
+
+	/* Before node is published: readers order it as old. */
+	seq_retire(ht, old, node);
+	QUIESCE_STORE(&node->next, QUIESCE_LOAD(&old->next));
+	/* Release: node's contents before node; old keeps its next. */
+	quiesce_rcu_assign_pointer(*link, node);
+	return old;
 }
 
 struct quiesce_rcuhash_node *quiesce_rcuhash_insert_or_replace(struct quiesce_rcuhash *ht,
@@ -293,23 +367,110 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_insert_or_replace(struct quiesce_rc
 	struct locked_bucket lb = lock_bucket(ht, key_hash(ht, key));
 	struct quiesce_rcuhash_node **link = locked_find(ht, lb.bucket, key), *old = NULL;
 
-	if (link) {
-		old = QUIESCE_LOAD(link);
-		QUIESCE_STORE(&node->next, QUIESCE_LOAD(&old->next));
-		/* Release: node's contents before node; old keeps its next. */
-		quiesce_rcu_assign_pointer(*link, node);
-	} else {
-		link_head(lb.bucket, node);
-	}
+	if (link)
+		old = swap_at(ht, link, node);
+	else
+		link_head(ht, lb.stripe, lb.bucket, node);
 	unlock_bucket(ht, &lb, old ? 0 : 1);
 	return old;
 }
 
+/*
+ * Under the stripe lock: the link to the first node of bucket whose hash is
+ * hash and that match() accepts, or NULL.
+ */
+static struct quiesce_rcuhash_node **locked_find_match(struct quiesce_rcuhash *ht,
+						       struct quiesce_rcuhash_node **bucket,
+						       uint64_t hash, quiesce_rcuhash_match_fn match,
+						       const void *arg)
+{
+	struct quiesce_rcuhash_node **link = bucket, *p;
+
+	for (p = QUIESCE_LOAD(link); rcuhash_is_node(p); link = &p->next, p = QUIESCE_LOAD(link))
+		if (quiesce_rcuhash_node_hash(ht, p) == hash && match(p, arg))
+			return link;
+	return NULL;
+}
+
+/* Under the stripe lock: the link that points to node in bucket, or NULL. */
+static struct quiesce_rcuhash_node **locked_find_node(struct quiesce_rcuhash_node **bucket,
+						      const struct quiesce_rcuhash_node *node)
+{
+	struct quiesce_rcuhash_node **link = bucket, *p;
+
+	for (p = QUIESCE_LOAD(link); rcuhash_is_node(p); link = &p->next, p = QUIESCE_LOAD(link))
+		if (p == node)
+			return link;
+	return NULL;
+}
+
+void quiesce_rcuhash_add(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
+{
+	struct locked_bucket lb = lock_bucket(ht, quiesce_rcuhash_node_hash(ht, node));
+
+	link_head(ht, lb.stripe, lb.bucket, node);
+	unlock_bucket(ht, &lb, 1);
+}
+
+struct quiesce_rcuhash_node *quiesce_rcuhash_insert_match(struct quiesce_rcuhash *ht,
+							  struct quiesce_rcuhash_node *node,
+							  quiesce_rcuhash_match_fn match,
+							  const void *arg)
+{
+	uint64_t hash = quiesce_rcuhash_node_hash(ht, node);
+	struct locked_bucket lb = lock_bucket(ht, hash);
+	struct quiesce_rcuhash_node **link = locked_find_match(ht, lb.bucket, hash, match, arg);
+	struct quiesce_rcuhash_node *old = link ? QUIESCE_LOAD(link) : NULL;
+
+	if (!old)
+		link_head(ht, lb.stripe, lb.bucket, node);
+	unlock_bucket(ht, &lb, old ? 0 : 1);
+	return old;
+}
+
+struct quiesce_rcuhash_node *quiesce_rcuhash_replace_match(struct quiesce_rcuhash *ht,
+							   struct quiesce_rcuhash_node *node,
+							   quiesce_rcuhash_match_fn match,
+							   const void *arg)
+{
+	uint64_t hash = quiesce_rcuhash_node_hash(ht, node);
+	struct locked_bucket lb = lock_bucket(ht, hash);
+	struct quiesce_rcuhash_node **link = locked_find_match(ht, lb.bucket, hash, match, arg);
+	struct quiesce_rcuhash_node *old = NULL;
+
+	if (link)
+		old = swap_at(ht, link, node);
+	else
+		link_head(ht, lb.stripe, lb.bucket, node);
+	unlock_bucket(ht, &lb, old ? 0 : 1);
+	return old;
+}
+
+bool quiesce_rcuhash_replace(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *old,
+			     struct quiesce_rcuhash_node *node)
+{
+	uint64_t hash = quiesce_rcuhash_node_hash(ht, old);
+	struct locked_bucket lb;
+	struct quiesce_rcuhash_node **link;
+
+	if (quiesce_rcuhash_node_hash(ht, node) != hash)
+		quiesce_die("rcuhash_replace(): the new node's key hashes differently from the old "
+			    "node's; it would land in another bucket");
+	lb = lock_bucket(ht, hash);
+	link = locked_find_node(lb.bucket, old);
+	if (link)
+		swap_at(ht, link, node);
+	unlock_bucket(ht, &lb, 0);
+	return link != NULL;
+}
+
 /* Under the stripe lock: unlinks the node that *link points to. */
-static struct quiesce_rcuhash_node *unlink_at(struct quiesce_rcuhash_node **link)
+static struct quiesce_rcuhash_node *unlink_at(struct quiesce_rcuhash *ht,
+					      struct quiesce_rcuhash_node **link)
 {
 	struct quiesce_rcuhash_node *node = QUIESCE_LOAD(link);
 
+	seq_retire(ht, node, NULL);
 	/*
 	 * A reader standing on node goes on through its unchanged next.
 	 * Release, as every chain store: the next node was published to us
@@ -322,22 +483,19 @@ static struct quiesce_rcuhash_node *unlink_at(struct quiesce_rcuhash_node **link
 bool quiesce_rcuhash_remove(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
 {
 	struct locked_bucket lb = lock_bucket(ht, quiesce_rcuhash_node_hash(ht, node));
-	struct quiesce_rcuhash_node **link = lb.bucket, *p;
+	struct quiesce_rcuhash_node **link = locked_find_node(lb.bucket, node);
 
-	for (p = QUIESCE_LOAD(link); rcuhash_is_node(p) && p != node;
-	     link = &p->next, p = QUIESCE_LOAD(link))
-		;
-	if (p == node)
-		unlink_at(link);
-	unlock_bucket(ht, &lb, p == node ? -1 : 0);
-	return p == node;
+	if (link)
+		unlink_at(ht, link);
+	unlock_bucket(ht, &lb, link ? -1 : 0);
+	return link != NULL;
 }
 
 struct quiesce_rcuhash_node *quiesce_rcuhash_remove_key(struct quiesce_rcuhash *ht, const void *key)
 {
 	struct locked_bucket lb = lock_bucket(ht, key_hash(ht, key));
 	struct quiesce_rcuhash_node **link = locked_find(ht, lb.bucket, key);
-	struct quiesce_rcuhash_node *node = link ? unlink_at(link) : NULL;
+	struct quiesce_rcuhash_node *node = link ? unlink_at(ht, link) : NULL;
 
 	unlock_bucket(ht, &lb, node ? -1 : 0);
 	return node;

@@ -31,6 +31,9 @@ _Static_assert(QUIESCE_RCUHASH_MIN_BUCKETS >= RCUHASH_STRIPES &&
 
 #define RCUHASH_MOVED ((struct quiesce_rcuhash_node *)(uintptr_t)2)
 
+/* The first order number a stripe gives (rcuhash.c, seq_assign()). */
+#define RCUHASH_SEQ_FIRST (UINT64_MAX >> 2)
+
 struct rcuhash_table {
 	size_t mask;				/* buckets - 1 */
 	struct rcuhash_table *future;		/* the array a resize moves to */
@@ -43,6 +46,7 @@ struct rcuhash_table {
 struct rcuhash_stripe {
 	pthread_mutex_t lock;
 	size_t count;		/* elements whose hash falls in this stripe */
+	uint64_t seq;		/* the next order number (QUIESCE_RCUHASH_SEQ), counting down */
 } QUIESCE_CACHELINE_ALIGNED;
 
 struct quiesce_rcuhash {
@@ -59,6 +63,7 @@ enum rcuhash_busted {
 	RCUHASH_BUSTED_NONE,
 	RCUHASH_BUSTED_FREE_EARLY,	/* old arrays poisoned with no grace period */
 	RCUHASH_BUSTED_UNLINK_FIRST,	/* a moved node leaves the old chain first */
+	RCUHASH_BUSTED_COARSE_ORDER,	/* next() answers from a coarser interval */
 };
 extern int quiesce_test_busted_rcuhash;
 
@@ -71,6 +76,39 @@ static inline struct quiesce_rcuhash_node *rcuhash_marker(struct quiesce_rcuhash
 static inline bool rcuhash_is_node(const struct quiesce_rcuhash_node *p)
 {
 	return ((uintptr_t)p & 3) == 0 && p != NULL;
+}
+
+/* The message of rcuhash_check_reader() (rcuhash.c). */
+QUIESCE_COLD QUIESCE_NORETURN void quiesce_rcuhash_not_reader(const char *what);
+
+/*
+ * The table's RCU (quiesce/rcuhash.h, struct quiesce_rcuhash_rcu): the
+ * default one inline, another through its calls.
+ */
+static inline void rcuhash_read_lock(const struct quiesce_rcuhash *ht)
+{
+	if (QUIESCE_UNLIKELY(ht->p.rcu != NULL))
+		ht->p.rcu->read_lock();
+	else
+		quiesce_rcu_read_lock();
+}
+
+static inline void rcuhash_read_unlock(const struct quiesce_rcuhash *ht)
+{
+	if (QUIESCE_UNLIKELY(ht->p.rcu != NULL))
+		ht->p.rcu->read_unlock();
+	else
+		quiesce_rcu_read_unlock();
+}
+
+/* Aborts with a message naming what unless a reader of the table's RCU. */
+static inline void rcuhash_check_reader(const struct quiesce_rcuhash *ht, const char *what)
+{
+	bool ok = QUIESCE_UNLIKELY(ht->p.rcu != NULL) ? ht->p.rcu->read_ongoing() != 0
+						      : quiesce_rcu_read_ongoing();
+
+	if (QUIESCE_UNLIKELY(!ok))
+		quiesce_rcuhash_not_reader(what);
 }
 
 static inline struct rcuhash_stripe *rcuhash_stripe(struct quiesce_rcuhash *ht, uint64_t hash)

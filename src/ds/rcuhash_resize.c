@@ -14,7 +14,8 @@
  *   finish: whoever moves the last bucket (counted by an acq_rel
  *           fetch-and-add, so it sees every other mover's stores) makes the
  *           new array the table's (release) and retires the old one with
- *           call_rcu(): nobody waits for the grace period.
+ *           call_rcu() (the table's RCU's): nobody waits for the grace
+ *           period.
  *
  * Triggers: an insert that leaves its stripe holding more than 1/64 of the
  * buckets sums the stripes and, if the table holds more elements than
@@ -129,8 +130,14 @@ static void move_bucket(struct quiesce_rcuhash *ht, struct rcuhash_table *t, siz
 		busted = move_unlink_first(link, old);
 		nb = &f->buckets[quiesce_rcuhash_node_hash(ht, n) & f->mask];
 		head = QUIESCE_LOAD(nb);
-		/* (m1): a reader standing on n now walks into the new chain. */
-		QUIESCE_STORE(&n->next, rcuhash_is_node(head) ? head : rcuhash_marker(nb));
+		/*
+		 * (m1): a reader standing on n now walks into the new chain.
+		 * Release: a reader that follows this link reaches head, which
+		 * was published to us (under this stripe's lock) rather than to
+		 * it, so the link republishes head, as unlink_at() does.
+		 */
+		__atomic_store_n(&n->next, rcuhash_is_node(head) ? head : rcuhash_marker(nb),
+				 __ATOMIC_RELEASE);
 		/* (m2) release: n->next before n, in the new chain. */
 		quiesce_rcu_assign_pointer(*nb, n);
 		/*
@@ -153,6 +160,8 @@ static void finish(struct quiesce_rcuhash *ht, struct rcuhash_table *t, struct r
 	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_rcuhash) ==
 			     RCUHASH_BUSTED_FREE_EARLY))
 		retire_busted(t);
+	else if (ht->p.rcu)
+		ht->p.rcu->call_rcu(&t->rcu, free_table_rcu);
 	else
 		quiesce_call_rcu(&t->rcu, free_table_rcu);
 }
@@ -251,7 +260,7 @@ bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem)
 {
 	bool done = true;
 
-	quiesce_rcu_read_lock();
+	rcuhash_read_lock(ht);
 	for (;;) {
 		struct rcuhash_table *t;
 		size_t want;
@@ -272,7 +281,7 @@ bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem)
 			break;
 		/* Another resize started first: finish it, then ours. */
 	}
-	quiesce_rcu_read_unlock();
+	rcuhash_read_unlock(ht);
 	return done;
 }
 
@@ -281,10 +290,10 @@ size_t quiesce_rcuhash_buckets(struct quiesce_rcuhash *ht)
 	struct rcuhash_table *t, *f;
 	size_t n;
 
-	quiesce_rcu_read_lock();
+	rcuhash_read_lock(ht);
 	t = quiesce_rcu_dereference(ht->tbl);
 	f = quiesce_rcu_dereference(t->future);
 	n = (f ? f : t)->mask + 1;
-	quiesce_rcu_read_unlock();
+	rcuhash_read_unlock(ht);
 	return n;
 }

@@ -18,17 +18,11 @@
 #include "common/diag.h"
 #include "ds/rcuhash_internal.h"
 
-static void check_reader(const char *what)
-{
-	if (QUIESCE_UNLIKELY(!quiesce_rcu_read_ongoing()))
-		quiesce_die("%s called outside an RCU read-side critical section", what);
-}
-
 void quiesce_rcuhash_walk_start(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_walk *walk)
 {
 	struct rcuhash_table *t;
 
-	check_reader("rcuhash_walk_start()");
+	rcuhash_check_reader(ht, "rcuhash_walk_start()");
 	pthread_mutex_lock(&ht->resize_lock);
 	ht->walkers++;
 	pthread_mutex_unlock(&ht->resize_lock);
@@ -45,7 +39,7 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_walk_next(struct quiesce_rcuhash_wa
 	struct rcuhash_table *t = walk->table;
 	struct quiesce_rcuhash_node *node = walk->next;
 
-	check_reader("rcuhash_walk_next()");
+	rcuhash_check_reader(walk->ht, "rcuhash_walk_next()");
 	while (!rcuhash_is_node(node)) {
 		if (walk->bucket == t->mask) {
 			walk->next = NULL;

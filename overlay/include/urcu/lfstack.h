@@ -1,0 +1,107 @@
+/*
+ * urcu/lfstack.h (quiesce overlay) - liburcu's lock-free stack (cds_lfs)
+ * on quiesce/stack.h.
+ *
+ * The types are quiesce's: struct cds_lfs_node, cds_lfs_head and
+ * cds_lfs_stack are struct quiesce_lfs_node, quiesce_lfs_head and
+ * quiesce_lfs_stack; struct __cds_lfs_stack (no mutex) is the same struct
+ * quiesce_lfs_stack, so cds_lfs_stack_ptr_t is a plain pointer.
+ *
+ * Each call is quiesce's with the same arguments and return values:
+ * cds_lfs_push (false if the stack was empty before), cds_lfs_pop_blocking
+ * and cds_lfs_pop_all_blocking (under the stack's mutex; the nodes may be
+ * freed at once if nobody uses the __ pops on that stack), __cds_lfs_pop
+ * (quiesce_lfs_pop_rcu: inside rcu_read_lock(), nodes freed or pushed
+ * again only after a grace period) and __cds_lfs_pop_all
+ * (quiesce_lfs_pop_all).  These are liburcu's rules; quiesce/stack.h
+ * gives the argument.  All calls are inline.
+ */
+#ifndef QUIESCE_OVERLAY_URCU_LFSTACK_H
+#define QUIESCE_OVERLAY_URCU_LFSTACK_H
+
+#include <stdbool.h>
+
+#include <quiesce/stack.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define cds_lfs_node quiesce_lfs_node
+#define cds_lfs_head quiesce_lfs_head
+#define cds_lfs_stack quiesce_lfs_stack
+#define __cds_lfs_stack quiesce_lfs_stack
+
+typedef struct quiesce_lfs_stack *cds_lfs_stack_ptr_t;
+
+static inline void cds_lfs_node_init(struct cds_lfs_node *node)
+{
+	quiesce_lfs_node_init(node);
+}
+
+static inline void cds_lfs_init(struct cds_lfs_stack *s)
+{
+	quiesce_lfs_init(s);
+}
+
+static inline void __cds_lfs_init(struct __cds_lfs_stack *s)
+{
+	s->head = NULL;
+}
+
+static inline void cds_lfs_destroy(struct cds_lfs_stack *s)
+{
+	quiesce_lfs_destroy(s);
+}
+
+static inline bool cds_lfs_empty(cds_lfs_stack_ptr_t s)
+{
+	return quiesce_lfs_empty(s);
+}
+
+/* Returns false if the stack was empty before, true otherwise. */
+static inline bool cds_lfs_push(cds_lfs_stack_ptr_t s, struct cds_lfs_node *node)
+{
+	return quiesce_lfs_push(s, node);
+}
+
+static inline void cds_lfs_pop_lock(struct cds_lfs_stack *s)
+{
+	quiesce_lfs_pop_lock(s);
+}
+
+static inline void cds_lfs_pop_unlock(struct cds_lfs_stack *s)
+{
+	quiesce_lfs_pop_unlock(s);
+}
+
+static inline struct cds_lfs_node *cds_lfs_pop_blocking(struct cds_lfs_stack *s)
+{
+	return quiesce_lfs_pop_blocking(s);
+}
+
+static inline struct cds_lfs_head *cds_lfs_pop_all_blocking(struct cds_lfs_stack *s)
+{
+	return quiesce_lfs_pop_all_blocking(s);
+}
+
+static inline struct cds_lfs_node *__cds_lfs_pop(cds_lfs_stack_ptr_t s)
+{
+	return quiesce_lfs_pop_rcu(s);
+}
+
+static inline struct cds_lfs_head *__cds_lfs_pop_all(cds_lfs_stack_ptr_t s)
+{
+	return quiesce_lfs_pop_all(s);
+}
+
+/* Walk a chain a pop-all returned (NULL: nothing). */
+#define cds_lfs_for_each(__head, __node) quiesce_lfs_for_each(__head, __node)
+#define cds_lfs_for_each_safe(__head, __node, __n) \
+	quiesce_lfs_for_each_safe(__head, __node, __n)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUIESCE_OVERLAY_URCU_LFSTACK_H */

@@ -1,0 +1,80 @@
+/*
+ * urcu/rculfqueue.h (quiesce overlay) - liburcu's RCU lock-free queue
+ * (cds_lfq) on quiesce's wait-free queue (quiesce/wfqueue.h).
+ *
+ * liburcu's queue is a Michael-Scott queue with dummy nodes, whose
+ * dequeued nodes may still be read by concurrent enqueuers: hence its
+ * rules that enqueue and dequeue run inside rcu_read_lock() and that a
+ * dequeued node is freed only after a grace period, and the call_rcu
+ * function its init takes, which frees its dummies.  Here enqueue is
+ * quiesce_wfcq_enqueue() (wait-free, no dummy) and dequeue is
+ * quiesce_wfcq_dequeue_blocking() (under the queue's mutex, waiting, if it
+ * must, for an enqueuer between its two stores): the queue never touches a
+ * node after handing it out, so liburcu's rules hold with room to spare
+ * (code that follows them is correct; code that frees a dequeued node at
+ * once is too), and the call_rcu function passed to cds_lfq_init_rcu() is
+ * never called.
+ *
+ * Ordering: a dequeuer sees what the enqueuer wrote to the node before
+ * enqueueing it; nodes of one enqueuer leave in the order it enqueued them.
+ */
+#ifndef QUIESCE_OVERLAY_URCU_RCULFQUEUE_H
+#define QUIESCE_OVERLAY_URCU_RCULFQUEUE_H
+
+#include <errno.h>
+
+#include <quiesce/wfqueue.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cds_lfq_node_rcu {
+	struct quiesce_wfcq_node wfcq;
+};
+
+struct cds_lfq_queue_rcu {
+	struct quiesce_wfcq_head head;
+	struct quiesce_wfcq_tail tail;
+};
+
+static inline void cds_lfq_node_init_rcu(struct cds_lfq_node_rcu *node)
+{
+	quiesce_wfcq_node_init(&node->wfcq);
+}
+
+static inline void _quiesce_overlay_lfq_init(struct cds_lfq_queue_rcu *q)
+{
+	quiesce_wfcq_init(&q->head, &q->tail);
+}
+
+/* The queue_call_rcu function is evaluated and not kept: nothing needs it. */
+#define cds_lfq_init_rcu(q, queue_call_rcu) \
+	((void)(queue_call_rcu), _quiesce_overlay_lfq_init(q))
+
+/* 0, or -EPERM (the queue is left as it is) if it is not empty. */
+static inline int cds_lfq_destroy_rcu(struct cds_lfq_queue_rcu *q)
+{
+	if (!quiesce_wfcq_empty(&q->head, &q->tail))
+		return -EPERM;
+	quiesce_wfcq_destroy(&q->head, &q->tail);
+	return 0;
+}
+
+static inline void cds_lfq_enqueue_rcu(struct cds_lfq_queue_rcu *q, struct cds_lfq_node_rcu *node)
+{
+	quiesce_wfcq_enqueue(&q->head, &q->tail, &node->wfcq);
+}
+
+/* The first node, or NULL if the queue is empty. */
+static inline struct cds_lfq_node_rcu *cds_lfq_dequeue_rcu(struct cds_lfq_queue_rcu *q)
+{
+	/* wfcq is the first member: the conversion keeps NULL. */
+	return (struct cds_lfq_node_rcu *)quiesce_wfcq_dequeue_blocking(&q->head, &q->tail);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUIESCE_OVERLAY_URCU_RCULFQUEUE_H */

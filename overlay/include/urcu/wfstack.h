@@ -1,0 +1,153 @@
+/*
+ * urcu/wfstack.h (quiesce overlay) - liburcu's wait-free stack (cds_wfs)
+ * on quiesce/stack.h.
+ *
+ * The types are quiesce's: struct cds_wfs_node, cds_wfs_head and
+ * cds_wfs_stack are struct quiesce_wfs_node, quiesce_wfs_head and
+ * quiesce_wfs_stack, and struct __cds_wfs_stack (liburcu's stack without
+ * a mutex, for callers that exclude poppers themselves) is the same
+ * struct quiesce_wfs_stack, so cds_wfs_stack_ptr_t is a plain pointer
+ * rather than liburcu's transparent union.  __cds_wfs_init() leaves the
+ * mutex untouched; such a stack needs no cds_wfs_destroy().
+ *
+ * Each call is quiesce's: cds_wfs_X is quiesce_wfs_X and __cds_wfs_X is
+ * quiesce_wfs_sc_X (__cds_wfs_pop_all is quiesce_wfs_sc_pop_all), with the
+ * same arguments, return values (0 / 1 from push, CDS_WFS_WOULDBLOCK,
+ * CDS_WFS_STATE_LAST) and rules: push from any thread at any time; the
+ * cds_ pops under the stack's mutex; the __cds_ pops with poppers
+ * serialized by the caller.  All calls are inline.
+ */
+#ifndef QUIESCE_OVERLAY_URCU_WFSTACK_H
+#define QUIESCE_OVERLAY_URCU_WFSTACK_H
+
+#include <stdbool.h>
+
+#include <urcu/compiler.h>
+#include <quiesce/stack.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define cds_wfs_node quiesce_wfs_node
+#define cds_wfs_head quiesce_wfs_head
+#define cds_wfs_stack quiesce_wfs_stack
+#define __cds_wfs_stack quiesce_wfs_stack
+
+typedef struct quiesce_wfs_stack *cds_wfs_stack_ptr_t;
+
+#define CDS_WFS_END ((void *)QUIESCE_WFS_END)
+#define CDS_WFS_WOULDBLOCK ((void *)QUIESCE_WFS_WOULDBLOCK)
+
+enum cds_wfs_state {
+	CDS_WFS_STATE_LAST = QUIESCE_WFS_STATE_LAST,
+};
+
+static inline void cds_wfs_node_init(struct cds_wfs_node *node)
+{
+	quiesce_wfs_node_init(node);
+}
+
+static inline void cds_wfs_init(struct cds_wfs_stack *s)
+{
+	quiesce_wfs_init(s);
+}
+
+static inline void __cds_wfs_init(struct __cds_wfs_stack *s)
+{
+	s->head = QUIESCE_WFS_END;
+}
+
+static inline void cds_wfs_destroy(struct cds_wfs_stack *s)
+{
+	quiesce_wfs_destroy(s);
+}
+
+static inline bool cds_wfs_empty(cds_wfs_stack_ptr_t s)
+{
+	return quiesce_wfs_empty(s);
+}
+
+/* Returns 0 if the stack was empty before, 1 otherwise. */
+static inline int cds_wfs_push(cds_wfs_stack_ptr_t s, struct cds_wfs_node *node)
+{
+	return quiesce_wfs_push(s, node);
+}
+
+static inline void cds_wfs_pop_lock(struct cds_wfs_stack *s)
+{
+	quiesce_wfs_pop_lock(s);
+}
+
+static inline void cds_wfs_pop_unlock(struct cds_wfs_stack *s)
+{
+	quiesce_wfs_pop_unlock(s);
+}
+
+static inline struct cds_wfs_node *cds_wfs_pop_blocking(struct cds_wfs_stack *s)
+{
+	return quiesce_wfs_pop_blocking(s);
+}
+
+static inline struct cds_wfs_node *cds_wfs_pop_with_state_blocking(struct cds_wfs_stack *s,
+								   int *state)
+{
+	return quiesce_wfs_pop_with_state_blocking(s, state);
+}
+
+static inline struct cds_wfs_head *cds_wfs_pop_all_blocking(struct cds_wfs_stack *s)
+{
+	return quiesce_wfs_pop_all_blocking(s);
+}
+
+static inline struct cds_wfs_node *__cds_wfs_pop_blocking(cds_wfs_stack_ptr_t s)
+{
+	return quiesce_wfs_sc_pop_blocking(s);
+}
+
+static inline struct cds_wfs_node *__cds_wfs_pop_nonblocking(cds_wfs_stack_ptr_t s)
+{
+	return quiesce_wfs_sc_pop_nonblocking(s);
+}
+
+static inline struct cds_wfs_node *__cds_wfs_pop_with_state_blocking(cds_wfs_stack_ptr_t s,
+								     int *state)
+{
+	return quiesce_wfs_sc_pop_with_state_blocking(s, state);
+}
+
+static inline struct cds_wfs_node *__cds_wfs_pop_with_state_nonblocking(cds_wfs_stack_ptr_t s,
+									int *state)
+{
+	return quiesce_wfs_sc_pop_with_state_nonblocking(s, state);
+}
+
+static inline struct cds_wfs_head *__cds_wfs_pop_all(cds_wfs_stack_ptr_t s)
+{
+	return quiesce_wfs_sc_pop_all(s);
+}
+
+static inline struct cds_wfs_node *cds_wfs_first(struct cds_wfs_head *head)
+{
+	return quiesce_wfs_first(head);
+}
+
+static inline struct cds_wfs_node *cds_wfs_next_blocking(struct cds_wfs_node *node)
+{
+	return quiesce_wfs_next_blocking(node);
+}
+
+static inline struct cds_wfs_node *cds_wfs_next_nonblocking(struct cds_wfs_node *node)
+{
+	return quiesce_wfs_next_nonblocking(node);
+}
+
+#define cds_wfs_for_each_blocking(head, node) quiesce_wfs_for_each_blocking(head, node)
+#define cds_wfs_for_each_blocking_safe(head, node, n) \
+	quiesce_wfs_for_each_blocking_safe(head, node, n)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUIESCE_OVERLAY_URCU_WFSTACK_H */

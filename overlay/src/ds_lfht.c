@@ -1,0 +1,241 @@
+/*
+ * ds_lfht.c - liburcu's cds_lfht_* calls on quiesce's hash table.
+ *
+ * Each table is a quiesce_rcuhash whose "object" is the struct
+ * cds_lfht_node itself: its key is the hash the caller passed
+ * (QUIESCE_RCUHASH_KEY_IS_HASH), its seq word is the table's node number
+ * (QUIESCE_RCUHASH_SEQ), which gives replace its "one or the other" for
+ * traversals and is_node_deleted its answer.  liburcu's match functions
+ * take the node and the key; quiesce's take the node and one argument, so
+ * each call passes a (match, key) pair and a trampoline.  Every guarantee
+ * urcu/rculfhash.h states is quiesce_rcuhash's (quiesce/rcuhash.h), which
+ * also holds the arguments; what this file adds is liburcu's error codes
+ * and its full barriers around successful updates.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include <urcu/flavor.h>
+#include <urcu/rculfhash.h>
+
+struct cds_lfht {
+	struct quiesce_rcuhash *q;
+	struct quiesce_rcuhash_rcu rcu;		/* the flavor's calls, unless default */
+	pthread_attr_t *attr;			/* handed back by cds_lfht_destroy() */
+};
+
+/* The flavors on quiesce's default RCU (memb.c, mb.c, signal.c, bp.c). */
+extern const struct rcu_flavor_struct urcu_memb_flavor, urcu_mb_flavor, urcu_signal_flavor,
+	urcu_bp_flavor;
+
+/*
+ * Whether the table can call quiesce's default RCU directly: for no
+ * flavor, or one of those.  Any other (qsbr) goes through its calls.
+ */
+static bool default_rcu(const struct rcu_flavor_struct *flavor)
+{
+	return !flavor || flavor == &urcu_memb_flavor || flavor == &urcu_mb_flavor ||
+	       flavor == &urcu_signal_flavor || flavor == &urcu_bp_flavor;
+}
+
+const struct cds_lfht_mm_type cds_lfht_mm_order, cds_lfht_mm_chunk, cds_lfht_mm_mmap;
+
+struct lfht_match {
+	cds_lfht_match_fct match;
+	const void *key;
+};
+
+static inline struct cds_lfht_node *lfht_node(const struct quiesce_rcuhash_node *n)
+{
+	return n ? (struct cds_lfht_node *)(void *)((char *)n - offsetof(struct cds_lfht_node, node))
+		 : NULL;
+}
+
+static bool match_tramp(const struct quiesce_rcuhash_node *n, const void *arg)
+{
+	const struct lfht_match *m = arg;
+
+	return m->match(lfht_node(n), m->key) != 0;
+}
+
+/*
+ * liburcu's updates are full barriers before and after their commit;
+ * quiesce's stripe lock and release stores order less (an earlier store
+ * may pass a later load).  Pairs with whatever the caller pairs it with.
+ */
+static inline void full_barrier(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static bool power_of_two(unsigned long v)
+{
+	return v && !(v & (v - 1));
+}
+
+struct cds_lfht *_cds_lfht_new(unsigned long init_size, unsigned long min_nr_alloc_buckets,
+			       unsigned long max_nr_buckets, int flags,
+			       const struct cds_lfht_mm_type *mm,
+			       const struct rcu_flavor_struct *flavor, pthread_attr_t *attr)
+{
+	struct quiesce_rcuhash_params p = {
+		.node_offset = offsetof(struct cds_lfht_node, node),
+		.key_offset = offsetof(struct cds_lfht_node, hash),
+		.key_len = sizeof(uint64_t),
+		.seq_offset = offsetof(struct cds_lfht_node, seq),
+		.flags = QUIESCE_RCUHASH_KEY_IS_HASH | QUIESCE_RCUHASH_SEQ,
+		.nelem_hint = min_nr_alloc_buckets,
+	};
+	struct cds_lfht *ht;
+
+	(void)mm;
+	if (!power_of_two(init_size) || !power_of_two(min_nr_alloc_buckets) ||
+	    (max_nr_buckets && !power_of_two(max_nr_buckets)))
+		return NULL;
+	if (!(flags & CDS_LFHT_AUTO_RESIZE))
+		p.flags |= QUIESCE_RCUHASH_NO_AUTO_RESIZE;
+	ht = malloc(sizeof(*ht));
+	if (!ht)
+		return NULL;
+	if (!default_rcu(flavor)) {
+		ht->rcu = (struct quiesce_rcuhash_rcu){
+			.read_lock = flavor->read_lock,
+			.read_unlock = flavor->read_unlock,
+			.read_ongoing = flavor->read_ongoing,
+			.call_rcu = flavor->update_call_rcu,
+		};
+		p.rcu = &ht->rcu;
+	}
+	ht->q = quiesce_rcuhash_new(&p);
+	ht->attr = attr;
+	if (init_size > min_nr_alloc_buckets)
+		quiesce_rcuhash_resize(ht->q, init_size);
+	return ht;
+}
+
+int cds_lfht_destroy(struct cds_lfht *ht, pthread_attr_t **attr)
+{
+	if (quiesce_rcuhash_count_exact(ht->q))
+		return -EPERM;
+	quiesce_rcuhash_destroy(ht->q, NULL, NULL);
+	if (attr)
+		*attr = ht->attr;
+	free(ht);
+	return 0;
+}
+
+void cds_lfht_count_nodes(struct cds_lfht *ht, long *split_count_before, unsigned long *count,
+			  long *split_count_after)
+{
+	struct quiesce_rcuhash_node *n = NULL;
+
+	*split_count_before = (long)quiesce_rcuhash_count(ht->q);
+	*count = 0;
+	while ((n = quiesce_rcuhash_next(ht->q, n)))
+		(*count)++;
+	*split_count_after = (long)quiesce_rcuhash_count(ht->q);
+}
+
+void cds_lfht_lookup(struct cds_lfht *ht, unsigned long hash, cds_lfht_match_fct match,
+		     const void *key, struct cds_lfht_iter *iter)
+{
+	struct lfht_match m = { match, key };
+
+	iter->node = lfht_node(quiesce_rcuhash_lookup_match(ht->q, hash, match_tramp, &m, NULL));
+}
+
+void cds_lfht_next_duplicate(struct cds_lfht *ht, cds_lfht_match_fct match, const void *key,
+			     struct cds_lfht_iter *iter)
+{
+	struct lfht_match m = { match, key };
+	struct cds_lfht_node *at = iter->node;
+
+	if (at)
+		iter->node = lfht_node(quiesce_rcuhash_lookup_match(ht->q, at->hash, match_tramp,
+								    &m, &at->node));
+}
+
+void cds_lfht_first(struct cds_lfht *ht, struct cds_lfht_iter *iter)
+{
+	iter->node = lfht_node(quiesce_rcuhash_next(ht->q, NULL));
+}
+
+void cds_lfht_next(struct cds_lfht *ht, struct cds_lfht_iter *iter)
+{
+	struct cds_lfht_node *at = iter->node;
+
+	if (at)
+		iter->node = lfht_node(quiesce_rcuhash_next(ht->q, &at->node));
+}
+
+void cds_lfht_add(struct cds_lfht *ht, unsigned long hash, struct cds_lfht_node *node)
+{
+	node->hash = hash;
+	full_barrier();
+	quiesce_rcuhash_add(ht->q, &node->node);
+	full_barrier();
+}
+
+struct cds_lfht_node *cds_lfht_add_unique(struct cds_lfht *ht, unsigned long hash,
+					  cds_lfht_match_fct match, const void *key,
+					  struct cds_lfht_node *node)
+{
+	struct lfht_match m = { match, key };
+	struct quiesce_rcuhash_node *old;
+
+	node->hash = hash;
+	full_barrier();
+	old = quiesce_rcuhash_insert_match(ht->q, &node->node, match_tramp, &m);
+	if (old)
+		return lfht_node(old);	/* a lookup: no barrier promised */
+	full_barrier();
+	return node;
+}
+
+struct cds_lfht_node *cds_lfht_add_replace(struct cds_lfht *ht, unsigned long hash,
+					   cds_lfht_match_fct match, const void *key,
+					   struct cds_lfht_node *node)
+{
+	struct lfht_match m = { match, key };
+	struct quiesce_rcuhash_node *old;
+
+	node->hash = hash;
+	full_barrier();
+	old = quiesce_rcuhash_replace_match(ht->q, &node->node, match_tramp, &m);
+	full_barrier();
+	return lfht_node(old);
+}
+
+int cds_lfht_replace(struct cds_lfht *ht, struct cds_lfht_iter *old_iter, unsigned long hash,
+		     cds_lfht_match_fct match, const void *key, struct cds_lfht_node *new_node)
+{
+	struct cds_lfht_node *old = old_iter->node;
+
+	if (!old)
+		return -ENOENT;
+	if (old->hash != (uint64_t)hash || !match(old, key))
+		return -EINVAL;
+	new_node->hash = hash;
+	full_barrier();
+	if (!quiesce_rcuhash_replace(ht->q, &old->node, &new_node->node))
+		return -ENOENT;
+	full_barrier();
+	return 0;
+}
+
+int cds_lfht_del(struct cds_lfht *ht, struct cds_lfht_node *node)
+{
+	if (!node)
+		return -ENOENT;
+	full_barrier();
+	if (!quiesce_rcuhash_remove(ht->q, &node->node))
+		return -ENOENT;
+	full_barrier();
+	return 0;
+}
+
+void cds_lfht_resize(struct cds_lfht *ht, unsigned long new_size)
+{
+	quiesce_rcuhash_resize(ht->q, new_size);
+}

@@ -1,0 +1,460 @@
+/*
+ * liburcu's cds_lfht API through the overlay, written as its users write
+ * it: the calls' contracts one by one, then concurrent readers, updaters
+ * and resizes.
+ *
+ * Contracts: new() refuses sizes that are not powers of two; add_unique
+ * inserts once and returns the present node after; two threads that
+ * add_unique the same keys win each key exactly once; add (duplicates)
+ * and next_duplicate; add_replace; replace's -EINVAL and -ENOENT; del once
+ * and only once; is_node_deleted; iteration and count_nodes agree; destroy
+ * refuses while the table holds nodes; an explicit resize loses nothing.
+ *
+ * Stress: keys below STABLE are in the table throughout, their nodes
+ * replaced by add_replace and replace all the time; the other keys come
+ * and go (add_unique, del).  Nodes that leave are freed through call_rcu()
+ * and poisoned there.  Readers fail the test on a poisoned node, a wrong
+ * key, a stable key missing from a lookup or returned other than once by
+ * a lookup's duplicates or by a whole iteration.  A resizer forces
+ * resizes on top of the automatic ones.  The control breaks the
+ * iteration's handling of resizes in the table beneath, which must be
+ * caught.
+ */
+#include <urcu.h>
+#include <urcu/rculfhash.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "check.h"
+
+/* The table's test-only control (src/ds/rcuhash_internal.h). */
+extern int quiesce_test_busted_rcuhash;
+#define BUSTED_COARSE_ORDER 3
+
+#define KEYS 2048
+#define STABLE 256
+#define LIVE 0x4c495645u
+#define READERS 2
+#define UPDATERS 2
+#define UPDATER_OPS 100000
+#define MIN_ITERATIONS 100
+#define MIN_RESIZES 100
+#define BUSTED_MIN_RESIZES 100000
+#define DEADLINE_NS (240ull * 1000000000ull)
+
+struct item {
+	unsigned long key;
+	unsigned long check;	/* ~key */
+	unsigned magic;
+	struct cds_lfht_node node;
+	struct rcu_head rcu;
+};
+
+/* Keys 2j and 2j+1 share a hash: the match function tells them apart. */
+static unsigned long hash_key(unsigned long key)
+{
+	unsigned long h = (key / 2) * 0x9e3779b97f4a7c15ULL;
+
+	return h ^ (h >> 31);
+}
+
+static int match(struct cds_lfht_node *node, const void *key)
+{
+	struct item *it = caa_container_of(node, struct item, node);
+
+	return __atomic_load_n(&it->key, __ATOMIC_RELAXED) == *(const unsigned long *)key;
+}
+
+static struct item *new_item(unsigned long key)
+{
+	struct item *it = calloc(1, sizeof(*it));
+
+	it->key = key;
+	it->check = ~key;
+	it->magic = LIVE;
+	cds_lfht_node_init(&it->node);
+	return it;
+}
+
+static struct item *item_of(struct cds_lfht_node *n)
+{
+	return caa_container_of(n, struct item, node);
+}
+
+static unsigned duplicates(struct cds_lfht *ht, unsigned long key)
+{
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *n;
+	unsigned c = 0;
+
+	cds_lfht_for_each_duplicate(ht, hash_key(key), match, &key, &iter, n) {
+		CHECK(item_of(n)->key == key, "a duplicate of %lu has key %lu", key, item_of(n)->key);
+		c++;
+	}
+	return c;
+}
+
+static void free_item(struct rcu_head *head)
+{
+	free(caa_container_of(head, struct item, rcu));
+}
+
+static void empty_table(struct cds_lfht *ht)
+{
+	struct cds_lfht_iter iter;
+	struct item *it;
+
+	rcu_read_lock();
+	cds_lfht_for_each_entry(ht, &iter, it, node)
+		if (cds_lfht_del(ht, &it->node) == 0)
+			call_rcu(&it->rcu, free_item);
+	rcu_read_unlock();
+}
+
+static void contracts(void)
+{
+	struct cds_lfht *ht;
+	struct cds_lfht_iter iter;
+	struct item *a = new_item(1), *b = new_item(1), *d[3], *twin = new_item(4);
+	struct item *r1 = new_item(7), *r2 = new_item(7), *r3 = new_item(7), *wrong = new_item(6);
+	unsigned long k7 = 7, k6 = 6, count;
+	long before, after;
+	pthread_attr_t *attr = (pthread_attr_t *)&iter;
+
+	CHECK(cds_lfht_new(3, 1, 0, CDS_LFHT_AUTO_RESIZE, NULL) == NULL &&
+	      cds_lfht_new(4, 3, 0, 0, NULL) == NULL && cds_lfht_new(4, 1, 5, 0, NULL) == NULL,
+	      "new() refuses sizes that are not powers of two");
+	ht = cds_lfht_new(1, 1, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, NULL);
+	CHECK(ht, "new()");
+	rcu_read_lock();
+	CHECK(cds_lfht_add_unique(ht, hash_key(1), match, &a->key, &a->node) == &a->node,
+	      "add_unique of an absent key adds it");
+	CHECK(cds_lfht_add_unique(ht, hash_key(1), match, &b->key, &b->node) == &a->node,
+	      "add_unique of a present key returns the node present");
+	free(b);
+	for (int i = 0; i < 3; i++) {
+		d[i] = new_item(5);
+		cds_lfht_add(ht, hash_key(5), &d[i]->node);
+	}
+	cds_lfht_add(ht, hash_key(4), &twin->node);
+	CHECK(duplicates(ht, 5) == 3 && duplicates(ht, 4) == 1,
+	      "three duplicates of 5 beside 4 on the same hash");
+	CHECK(cds_lfht_add_replace(ht, hash_key(7), match, &k7, &r1->node) == NULL,
+	      "add_replace of an absent key adds it");
+	CHECK(cds_lfht_add_replace(ht, hash_key(7), match, &k7, &r2->node) == &r1->node &&
+	      cds_lfht_is_node_deleted(&r1->node) && !cds_lfht_is_node_deleted(&r2->node),
+	      "add_replace returns the replaced node, deleted");
+	cds_lfht_lookup(ht, hash_key(7), match, &k7, &iter);
+	CHECK(cds_lfht_iter_get_node(&iter) == &r2->node, "lookup finds the replacement");
+	CHECK(cds_lfht_replace(ht, &iter, hash_key(8), match, &k7, &r3->node) == -EINVAL,
+	      "replace with another hash: -EINVAL");
+	CHECK(cds_lfht_replace(ht, &iter, hash_key(6), match, &k6, &wrong->node) == -EINVAL,
+	      "replace with another key: -EINVAL");
+	CHECK(cds_lfht_replace(ht, &iter, hash_key(7), match, &k7, &r3->node) == 0 &&
+	      cds_lfht_is_node_deleted(&r2->node), "replace");
+	CHECK(cds_lfht_replace(ht, &iter, hash_key(7), match, &k7, &wrong->node) == -ENOENT,
+	      "replace of a node already replaced: -ENOENT");
+	CHECK(duplicates(ht, 7) == 1, "one node for 7");
+	CHECK(cds_lfht_del(ht, &a->node) == 0 && cds_lfht_is_node_deleted(&a->node) &&
+	      cds_lfht_del(ht, &a->node) == -ENOENT && cds_lfht_del(ht, NULL) == -ENOENT,
+	      "del once, and only once");
+	cds_lfht_lookup(ht, hash_key(1), match, &a->key, &iter);
+	CHECK(!cds_lfht_iter_get_node(&iter), "a deleted key is not found");
+	cds_lfht_count_nodes(ht, &before, &count, &after);
+	CHECK(count == 5 && before == 5 && after == 5, "count_nodes: %lu (%ld, %ld), not 5", count,
+	      before, after);
+	rcu_read_unlock();
+	CHECK(cds_lfht_destroy(ht, NULL) == -EPERM, "destroy refuses a table with nodes");
+	empty_table(ht);
+	CHECK(cds_lfht_destroy(ht, &attr) == 0 && attr == NULL, "destroy of the empty table");
+	synchronize_rcu();
+	free(a);
+	free(r1);
+	free(r2);
+	free(wrong);
+	rcu_barrier();
+}
+
+/* An explicit resize loses nothing, and iteration returns each node once. */
+static void resizes_and_iteration(void)
+{
+	enum { N = 5000 };
+	struct cds_lfht *ht = cds_lfht_new(64, 64, 0, 0, NULL);
+	static unsigned char seen[N];
+	struct cds_lfht_iter iter;
+	struct item *it;
+	unsigned long sizes[] = { 16384, 64, 2048, 1 };
+
+	for (unsigned long k = 0; k < N; k++)
+		cds_lfht_add(ht, hash_key(k), &new_item(k)->node);
+	for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		cds_lfht_resize(ht, sizes[s]);
+		memset(seen, 0, sizeof(seen));
+		rcu_read_lock();
+		for (unsigned long k = 0; k < N; k++) {
+			cds_lfht_lookup(ht, hash_key(k), match, &k, &iter);
+			CHECK(cds_lfht_iter_get_node(&iter), "key %lu lost by a resize to %lu", k,
+			      sizes[s]);
+		}
+		cds_lfht_for_each_entry(ht, &iter, it, node)
+			seen[it->key]++;
+		rcu_read_unlock();
+		for (unsigned k = 0; k < N; k++)
+			CHECK(seen[k] == 1, "iteration returned %u %u times", k, seen[k]);
+	}
+	empty_table(ht);
+	CHECK(cds_lfht_destroy(ht, NULL) == 0, "destroy");
+	rcu_barrier();
+}
+
+/* Two threads add_unique the same keys: each key is won exactly once. */
+static struct cds_lfht *race_ht;
+static atomic_ulong race_wins;
+
+static void *unique_adder(void *arg)
+{
+	unsigned long wins = 0, dir = (uintptr_t)arg;
+
+	rcu_register_thread();
+	for (unsigned long i = 0; i < KEYS; i++) {
+		unsigned long key = dir ? i : KEYS - 1 - i;
+		struct item *it = new_item(key);
+
+		rcu_read_lock();
+		if (cds_lfht_add_unique(race_ht, hash_key(key), match, &key, &it->node) == &it->node)
+			wins++;
+		else
+			free(it);
+		rcu_read_unlock();
+	}
+	atomic_fetch_add(&race_wins, wins);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void unique_race(void)
+{
+	pthread_t t[2];
+
+	race_ht = cds_lfht_new(1, 1, 0, CDS_LFHT_AUTO_RESIZE, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, unique_adder, (void *)(uintptr_t)i);
+	for (int i = 0; i < 2; i++)
+		check_join_within(t[i], CHECK_HANG_MS, "unique adder");
+	CHECK(atomic_load(&race_wins) == KEYS, "%lu add_unique wins for %u keys",
+	      atomic_load(&race_wins), KEYS);
+	rcu_read_lock();
+	for (unsigned long k = 0; k < KEYS; k++)
+		CHECK(duplicates(race_ht, k) == 1, "key %lu is in the table other than once", k);
+	rcu_read_unlock();
+	empty_table(race_ht);
+	CHECK(cds_lfht_destroy(race_ht, NULL) == 0, "destroy");
+	rcu_barrier();
+}
+
+static struct cds_lfht *ht;
+static atomic_bool stop;
+static atomic_ulong violations, iterations, lookups, resizes, updaters_done, min_resizes;
+
+static void violation(const char *fmt, unsigned long v)
+{
+	fprintf(stderr, "violation: ");
+	fprintf(stderr, fmt, v);
+	fputc('\n', stderr);
+	atomic_fetch_add(&violations, 1);
+}
+
+static bool intact(const struct item *it, unsigned long key)
+{
+	return __atomic_load_n(&it->magic, __ATOMIC_RELAXED) == LIVE &&
+	       __atomic_load_n(&it->key, __ATOMIC_RELAXED) == key &&
+	       __atomic_load_n(&it->check, __ATOMIC_RELAXED) == ~key;
+}
+
+static void poison_item(struct rcu_head *head)
+{
+	check_quarantine(caa_container_of(head, struct item, rcu), offsetof(struct item, rcu));
+}
+
+static void retire(struct cds_lfht_node *n)
+{
+	call_rcu(&item_of(n)->rcu, poison_item);
+}
+
+static void check_iteration(void)
+{
+	static __thread unsigned char seen[KEYS];
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *n;
+
+	memset(seen, 0, sizeof(seen));
+	rcu_read_lock();
+	cds_lfht_for_each(ht, &iter, n) {
+		struct item *it = item_of(n);
+		unsigned long key = __atomic_load_n(&it->key, __ATOMIC_RELAXED);
+
+		if (key >= KEYS || !intact(it, key)) {
+			violation("iteration returned a poisoned or torn node (key %#lx)", key);
+			break;
+		}
+		if (seen[key] < 255)
+			seen[key]++;
+	}
+	rcu_read_unlock();
+	for (unsigned long k = 0; k < STABLE; k++)
+		if (seen[k] != 1)
+			violation("iteration returned stable key %lu other than once", k);
+	atomic_fetch_add(&iterations, 1);
+}
+
+static void *reader(void *arg)
+{
+	uint64_t rng = (uintptr_t)arg * 0x9e3779b97f4a7c15ULL;
+
+	rcu_register_thread();
+	for (unsigned long i = 0; !atomic_load(&stop); i++) {
+		if (i % 64 == 63)
+			check_iteration();
+		rcu_read_lock();
+		for (int j = 0; j < 16; j++) {
+			struct cds_lfht_iter iter;
+			struct cds_lfht_node *n;
+			unsigned long key, found = 0;
+
+			rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+			key = (rng >> 33) % KEYS;
+			cds_lfht_for_each_duplicate(ht, hash_key(key), match, &key, &iter, n) {
+				if (!intact(item_of(n), key))
+					violation("lookup of %lu found a poisoned or foreign node", key);
+				found++;
+			}
+			if (key < STABLE && found != 1)
+				violation("a lookup of stable key %lu found it other than once", key);
+		}
+		rcu_read_unlock();
+		atomic_fetch_add_explicit(&lookups, 16, memory_order_relaxed);
+		if (atomic_load(&updaters_done) == UPDATERS &&
+		    atomic_load(&iterations) >= MIN_ITERATIONS &&
+		    atomic_load(&resizes) >= atomic_load(&min_resizes))
+			atomic_store(&stop, true);
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void update_one(unsigned long key, unsigned op)
+{
+	struct item *it = new_item(key);
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *n;
+
+	rcu_read_lock();
+	if (key < STABLE) {
+		if (op & 1) {
+			n = cds_lfht_add_replace(ht, hash_key(key), match, &key, &it->node);
+		} else {
+			cds_lfht_lookup(ht, hash_key(key), match, &key, &iter);
+			n = cds_lfht_iter_get_node(&iter);
+			/* Lost to the other updater's replacement: replace whatever is there. */
+			if (!n || cds_lfht_replace(ht, &iter, hash_key(key), match, &key, &it->node))
+				n = cds_lfht_add_replace(ht, hash_key(key), match, &key, &it->node);
+		}
+		if (!n)
+			violation("stable key %lu was missing at its replacement", key);
+		else
+			retire(n);
+	} else if (op % 2) {
+		if (cds_lfht_add_unique(ht, hash_key(key), match, &key, &it->node) != &it->node)
+			free(it);	/* never published */
+	} else {
+		free(it);
+		cds_lfht_lookup(ht, hash_key(key), match, &key, &iter);
+		n = cds_lfht_iter_get_node(&iter);
+		if (n && cds_lfht_del(ht, n) == 0)
+			retire(n);
+	}
+	rcu_read_unlock();
+}
+
+static void *updater(void *arg)
+{
+	uint64_t rng = (uintptr_t)arg * 0xbf58476d1ce4e5b9ULL;
+
+	rcu_register_thread();
+	for (unsigned i = 0; i < UPDATER_OPS && !atomic_load(&stop); i++) {
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		update_one((rng >> 33) % KEYS, (unsigned)(rng >> 20));
+	}
+	atomic_fetch_add(&updaters_done, 1);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void *resizer(void *arg)
+{
+	uint64_t rng = 12345;
+
+	rcu_register_thread();
+	while (!atomic_load(&stop)) {
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		cds_lfht_resize(ht, 1UL << (6 + (rng >> 33) % 9));
+		atomic_fetch_add(&resizes, 1);
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void stress(void *arg)
+{
+	bool busted = arg != NULL;
+	pthread_t r[READERS], u[UPDATERS], z;
+	uint64_t deadline = check_now_ns() + DEADLINE_NS;
+
+	quiesce_test_busted_rcuhash = busted ? BUSTED_COARSE_ORDER : 0;
+	ht = cds_lfht_new(1, 1, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, NULL);
+	for (unsigned long k = 0; k < KEYS; k += 1 + (k >= STABLE))
+		cds_lfht_add(ht, hash_key(k), &new_item(k)->node);
+	atomic_store(&stop, false);
+	atomic_store(&violations, 0);
+	atomic_store(&iterations, 0);
+	atomic_store(&resizes, 0);
+	atomic_store(&updaters_done, 0);
+	atomic_store(&min_resizes, busted ? BUSTED_MIN_RESIZES : MIN_RESIZES);
+	for (int i = 0; i < READERS; i++)
+		pthread_create(&r[i], NULL, reader, (void *)(uintptr_t)(i + 1));
+	for (int i = 0; i < UPDATERS; i++)
+		pthread_create(&u[i], NULL, updater, (void *)(uintptr_t)(i + 1));
+	pthread_create(&z, NULL, resizer, NULL);
+	check_preempt_start(r, READERS, 200);
+	while (!atomic_load(&stop) && !atomic_load(&violations)) {
+		CHECK(check_now_ns() < deadline, "hung: %lu lookups, %lu iterations, %lu resizes",
+		      atomic_load(&lookups), atomic_load(&iterations), atomic_load(&resizes));
+		check_sleep_us(10000);
+	}
+	atomic_store(&stop, true);
+	check_preempt_stop();
+	for (int i = 0; i < READERS; i++)
+		check_join_within(r[i], 60000, "reader");
+	for (int i = 0; i < UPDATERS; i++)
+		check_join_within(u[i], 60000, "updater");
+	check_join_within(z, 60000, "resizer");
+	CHECK(!atomic_load(&violations), "%lu violations", atomic_load(&violations));
+	empty_table(ht);
+	CHECK(cds_lfht_destroy(ht, NULL) == 0, "destroy");
+	rcu_barrier();
+	printf("cds_lfht: %lu lookups, %lu iterations, %lu forced resizes, no violation\n",
+	       atomic_load(&lookups), atomic_load(&iterations), atomic_load(&resizes));
+}
+
+int main(void)
+{
+	contracts();
+	resizes_and_iteration();
+	unique_race();
+	stress(NULL);
+	check_child_detects_violation(stress, "busted");
+	return 0;
+}

@@ -1,0 +1,316 @@
+/*
+ * liburcu's cds_wfcq and cds_lfq through the overlay, as BIND 9 and
+ * GlusterFS use them: producers enqueue, consumers dequeue under the
+ * queue's lock, and one consumer splices the whole queue into a private
+ * __cds_wfcq_head and drains it lock-free.
+ *
+ * Every node enqueued must come out exactly once, each consumer must see
+ * each producer's nodes in the order they were enqueued, and splice must
+ * return liburcu's codes.  The control, quiesce's enqueue that publishes a
+ * node before clearing its link, must be caught (nodes lost or taken
+ * twice, or a consumer lost in freed memory).  cds_lfq: the same exactly-once and per-producer
+ * order, under rcu_read_lock(), nodes freed through call_rcu() and
+ * poisoned there, and destroy's -EPERM while not empty.
+ */
+/* Before any header: the busted enqueue of quiesce/wfqueue.h. */
+#define QUIESCE_TEST_WFCQ_HOOKS
+#include <urcu.h>
+#include <urcu/rculfqueue.h>
+#include <urcu/wfcqueue.h>
+#include <urcu/wfqueue.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "check.h"
+
+#define PRODUCERS 2
+#define PER_PRODUCER 100000
+#define LIVE 0x4c495645u
+#define TOTAL (PRODUCERS * PER_PRODUCER)
+#define STALL_NS (5ull * 1000000000ull)
+
+struct job {
+	unsigned producer, seq, magic;
+	struct cds_wfcq_node wfcq;
+	struct cds_lfq_node_rcu lfq;
+	struct rcu_head rcu;
+};
+
+static struct cds_wfcq_head head;
+static struct cds_wfcq_tail tail;
+static atomic_uint consumed[PRODUCERS][PER_PRODUCER];
+static atomic_ulong taken, violations, splices;
+static atomic_bool stop;
+
+static void violation(const char *what, unsigned a, unsigned b)
+{
+	fprintf(stderr, "violation: %s (%u, %u)\n", what, a, b);
+	atomic_fetch_add(&violations, 1);
+}
+
+static void *producer(void *arg)
+{
+	unsigned p = (unsigned)(uintptr_t)arg;
+
+	for (unsigned i = 0; i < PER_PRODUCER; i++) {
+		struct job *j = malloc(sizeof(*j));
+
+		j->producer = p;
+		j->seq = i;
+		j->magic = LIVE;
+		cds_wfcq_node_init(&j->wfcq);
+		cds_wfcq_enqueue(&head, &tail, &j->wfcq);
+	}
+	return NULL;
+}
+
+/* One consumer's view: each producer's sequence numbers only increase. */
+struct view {
+	int last[PRODUCERS];
+};
+
+static void take(struct view *v, struct cds_wfcq_node *n)
+{
+	struct job *j = caa_container_of(n, struct job, wfcq);
+
+	if (j->magic != LIVE || j->producer >= PRODUCERS || j->seq >= PER_PRODUCER) {
+		violation("a torn node", j->producer, j->seq);
+		return;
+	}
+	if ((int)j->seq <= v->last[j->producer])
+		violation("a producer's nodes out of order", j->producer, j->seq);
+	v->last[j->producer] = (int)j->seq;
+	if (atomic_fetch_add(&consumed[j->producer][j->seq], 1))
+		violation("a node dequeued twice", j->producer, j->seq);
+	j->magic = 0;
+	free(j);
+	atomic_fetch_add(&taken, 1);
+}
+
+static void *dequeuer(void *arg)
+{
+	struct view v;
+
+	memset(v.last, -1, sizeof(v.last));
+	/* Half the nodes at most, so that the splicer takes the rest. */
+	while (!atomic_load(&stop) && atomic_load(&taken) < TOTAL / 2) {
+		struct cds_wfcq_node *n = cds_wfcq_dequeue_blocking(&head, &tail);
+
+		if (n)
+			take(&v, n);
+	}
+	return NULL;
+}
+
+static void *splicer(void *arg)
+{
+	struct __cds_wfcq_head mine;
+	struct cds_wfcq_tail mine_tail;
+	struct view v;
+
+	memset(v.last, -1, sizeof(v.last));
+	__cds_wfcq_init(&mine, &mine_tail);
+	while (!atomic_load(&stop) && atomic_load(&taken) < TOTAL) {
+		struct cds_wfcq_node *n, *next;
+		enum cds_wfcq_ret ret = cds_wfcq_splice_blocking((struct cds_wfcq_head *)&mine, &mine_tail,
+								 &head, &tail);
+
+		if (ret == CDS_WFCQ_RET_SRC_EMPTY)
+			continue;
+		if (ret != CDS_WFCQ_RET_DEST_EMPTY)
+			violation("splice into an empty queue did not say so", (unsigned)ret, 0);
+		atomic_fetch_add(&splices, 1);
+		__cds_wfcq_for_each_blocking_safe(&mine, &mine_tail, n, next)
+			take(&v, n);
+		__cds_wfcq_init(&mine, &mine_tail);
+	}
+	return NULL;
+}
+
+static void wfcq_mpmc(void *busted)
+{
+	pthread_t p[PRODUCERS], c[2];
+	unsigned long seen = 0;
+	uint64_t progress = 0;
+
+	quiesce_test_busted_wfcq = busted != NULL;
+	for (unsigned p_ = 0; p_ < PRODUCERS; p_++)
+		for (unsigned i = 0; i < PER_PRODUCER; i++)
+			atomic_store(&consumed[p_][i], 0);
+	atomic_store(&taken, 0);
+	atomic_store(&splices, 0);
+	atomic_store(&violations, 0);
+	atomic_store(&stop, false);
+	cds_wfcq_init(&head, &tail);
+	pthread_create(&c[0], NULL, dequeuer, NULL);
+	pthread_create(&c[1], NULL, splicer, NULL);
+	for (unsigned i = 0; i < PRODUCERS; i++)
+		pthread_create(&p[i], NULL, producer, (void *)(uintptr_t)i);
+	for (unsigned i = 0; i < PRODUCERS; i++)
+		check_join_within(p[i], CHECK_HANG_MS, "producer");
+	/* A lost node stops the count short: a violation, after a long stall. */
+	while (atomic_load(&taken) < TOTAL && !atomic_load(&violations)) {
+		if (atomic_load(&taken) != seen) {
+			seen = atomic_load(&taken);
+			progress = check_now_ns();
+		} else if (check_now_ns() - progress > STALL_NS) {
+			violation("nodes lost: no progress with nodes left", (unsigned)seen, TOTAL);
+		}
+		check_sleep_us(1000);
+	}
+	/* Before the joins: a consumer may wait forever for a link that is lost. */
+	CHECK(!atomic_load(&violations), "%lu violations", atomic_load(&violations));
+	atomic_store(&stop, true);
+	for (unsigned i = 0; i < 2; i++)
+		check_join_within(c[i], CHECK_HANG_MS, "consumer");
+	for (unsigned p_ = 0; p_ < PRODUCERS; p_++)
+		for (unsigned i = 0; i < PER_PRODUCER; i++)
+			CHECK(atomic_load(&consumed[p_][i]) == 1, "node %u of %u taken %u times", i, p_,
+			      atomic_load(&consumed[p_][i]));
+	CHECK(cds_wfcq_empty(&head, &tail), "empty at the end");
+	cds_wfcq_destroy(&head, &tail);
+	printf("cds_wfcq: %u nodes, %lu splices, each taken once, in order\n",
+	       PRODUCERS * PER_PRODUCER, atomic_load(&splices));
+}
+
+/* The return codes and the nonblocking and with_state forms, one thread. */
+static void wfcq_codes(void)
+{
+	struct cds_wfcq_head a, b;
+	struct cds_wfcq_tail at, bt;
+	struct cds_wfcq_node n1, n2, *n;
+	int state;
+
+	cds_wfcq_init(&a, &at);
+	cds_wfcq_init(&b, &bt);
+	CHECK(__cds_wfcq_splice_blocking(&b, &bt, &a, &at) == CDS_WFCQ_RET_SRC_EMPTY,
+	      "splice of an empty queue");
+	cds_wfcq_node_init(&n1);
+	cds_wfcq_node_init(&n2);
+	CHECK(!cds_wfcq_enqueue(&a, &at, &n1) && cds_wfcq_enqueue(&a, &at, &n2),
+	      "enqueue says whether the queue was empty");
+	CHECK(__cds_wfcq_splice_nonblocking(&b, &bt, &a, &at) == CDS_WFCQ_RET_DEST_EMPTY &&
+	      cds_wfcq_empty(&a, &at), "splice into an empty queue");
+	CHECK(__cds_wfcq_first_blocking(&b, &bt) == &n1 &&
+	      __cds_wfcq_next_blocking(&b, &bt, &n1) == &n2 &&
+	      __cds_wfcq_next_blocking(&b, &bt, &n2) == NULL, "iteration");
+	n = cds_wfcq_dequeue_with_state_blocking(&b, &bt, &state);
+	CHECK(n == &n1 && !(state & CDS_WFCQ_STATE_LAST), "first dequeue, not last");
+	n = __cds_wfcq_dequeue_with_state_nonblocking(&b, &bt, &state);
+	CHECK(n == &n2 && (state & CDS_WFCQ_STATE_LAST), "second dequeue, last");
+	CHECK(__cds_wfcq_dequeue_nonblocking(&b, &bt) == NULL, "empty");
+	cds_wfcq_enqueue(&a, &at, &n1);
+	cds_wfcq_enqueue(&b, &bt, &n2);
+	CHECK(cds_wfcq_splice_blocking(&b, &bt, &a, &at) == CDS_WFCQ_RET_DEST_NON_EMPTY,
+	      "splice behind a node");
+	CHECK(cds_wfcq_dequeue_blocking(&b, &bt) == &n2 && cds_wfcq_dequeue_blocking(&b, &bt) == &n1,
+	      "spliced nodes follow");
+	cds_wfcq_destroy(&a, &at);
+	cds_wfcq_destroy(&b, &bt);
+}
+
+/* The deprecated cds_wfq: FIFO, NULL when empty. */
+static void wfq_codes(void)
+{
+	struct cds_wfq_queue q;
+	struct cds_wfq_node n1, n2;
+
+	cds_wfq_init(&q);
+	cds_wfq_node_init(&n1);
+	cds_wfq_node_init(&n2);
+	cds_wfq_enqueue(&q, &n1);
+	cds_wfq_enqueue(&q, &n2);
+	CHECK(cds_wfq_dequeue_blocking(&q) == &n1 && __cds_wfq_dequeue_blocking(&q) == &n2 &&
+	      cds_wfq_dequeue_blocking(&q) == NULL, "cds_wfq: FIFO, then empty");
+	cds_wfq_destroy(&q);
+}
+
+static struct cds_lfq_queue_rcu lfq;
+static atomic_ulong lfq_taken;
+
+static void poison_job(struct rcu_head *rcu)
+{
+	check_quarantine(caa_container_of(rcu, struct job, rcu), offsetof(struct job, rcu));
+}
+
+static void *lfq_producer(void *arg)
+{
+	unsigned p = (unsigned)(uintptr_t)arg;
+
+	rcu_register_thread();
+	for (unsigned i = 0; i < PER_PRODUCER / 4; i++) {
+		struct job *j = malloc(sizeof(*j));
+
+		j->producer = p;
+		j->seq = i;
+		j->magic = LIVE;
+		cds_lfq_node_init_rcu(&j->lfq);
+		rcu_read_lock();
+		cds_lfq_enqueue_rcu(&lfq, &j->lfq);
+		rcu_read_unlock();
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void *lfq_consumer(void *arg)
+{
+	int last[PRODUCERS];
+
+	memset(last, -1, sizeof(last));
+	rcu_register_thread();
+	while (atomic_load(&lfq_taken) < PRODUCERS * (PER_PRODUCER / 4)) {
+		struct cds_lfq_node_rcu *n;
+		struct job *j;
+
+		rcu_read_lock();
+		n = cds_lfq_dequeue_rcu(&lfq);
+		rcu_read_unlock();
+		if (!n)
+			continue;
+		j = caa_container_of(n, struct job, lfq);
+		if (j->magic != LIVE || j->producer >= PRODUCERS || (int)j->seq <= last[j->producer])
+			violation("cds_lfq: a torn, repeated or reordered node", j->producer, j->seq);
+		else
+			last[j->producer] = (int)j->seq;
+		atomic_fetch_add(&lfq_taken, 1);
+		call_rcu(&j->rcu, poison_job);
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void lfq_mpmc(void)
+{
+	pthread_t t[PRODUCERS + 2];
+	struct cds_lfq_node_rcu stray;
+
+	cds_lfq_init_rcu(&lfq, call_rcu);
+	for (unsigned i = 0; i < PRODUCERS; i++)
+		pthread_create(&t[i], NULL, lfq_producer, (void *)(uintptr_t)i);
+	for (unsigned i = 0; i < 2; i++)
+		pthread_create(&t[PRODUCERS + i], NULL, lfq_consumer, NULL);
+	for (unsigned i = 0; i < PRODUCERS + 2; i++)
+		check_join_within(t[i], CHECK_HANG_MS, "cds_lfq thread");
+	CHECK(!atomic_load(&violations), "%lu violations", atomic_load(&violations));
+	cds_lfq_node_init_rcu(&stray);
+	cds_lfq_enqueue_rcu(&lfq, &stray);
+	CHECK(cds_lfq_destroy_rcu(&lfq) == -EPERM, "destroy refuses a queue with nodes");
+	CHECK(cds_lfq_dequeue_rcu(&lfq) == &stray && cds_lfq_dequeue_rcu(&lfq) == NULL, "drained");
+	CHECK(cds_lfq_destroy_rcu(&lfq) == 0, "destroy of the empty queue");
+	rcu_barrier();
+	printf("cds_lfq: %lu nodes, each taken once, in order\n", atomic_load(&lfq_taken));
+}
+
+int main(void)
+{
+	wfcq_codes();
+	wfq_codes();
+	wfcq_mpmc(NULL);
+	lfq_mpmc();
+	check_child_detects_violation(wfcq_mpmc, "busted");
+	return 0;
+}

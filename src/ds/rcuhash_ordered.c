@@ -1,0 +1,230 @@
+/*
+ * rcuhash_ordered.c - lookups and iteration that carry no state but the
+ * last node returned, so that a caller may stop anywhere and resizes may
+ * run meanwhile (the reads liburcu's cds_lfht offers, whose split-ordered
+ * list never moves a node; ours move between chains when the table resizes).
+ *
+ * The order.  Nodes are ordered by key(N) = (rev(hash(N)), tie(N)), rev()
+ * reversing the 64 bits, tie() the node's number in a QUIESCE_RCUHASH_SEQ
+ * table (rcuhash.c gives it; a replacement inherits it) or else its address.  A bucket of an array of 2^k buckets holds
+ * the hashes whose low k bits are its index: in rev() order, one interval
+ * of 2^(64-k) values, and the intervals of an array tile the whole range.
+ * So the order does not depend on the array, and the successor of a
+ * position is the least key above it in the interval that holds the
+ * position, or else the least key of a later interval.
+ *
+ * A scan of hash h walks h's chain in the current array, then, after a
+ * clean end, h's chain in each future array in turn, exactly as lookup()
+ * does (rcuhash.c), and lookup()'s argument gives: every node with a hash
+ * h' such that h' and h share a bucket in every array the scan visits,
+ * and that is in the table throughout the scan, is met at least once (a
+ * node may be met twice: a walk carried into another chain starts over).
+ * The nodes guaranteed are those of the finest of the arrays visited (the
+ * largest mask): h's interval in that array.  A node met from a coarser
+ * array may lie outside it, and a node beyond it may be missing, so it is
+ * no answer: only the least key above the position within the fine
+ * interval is (and if the fine interval turns out finer than the one a
+ * candidate was chosen in, the candidate stays only if it lies within,
+ * since any node of the finer interval above the position is below every
+ * node outside it).  Meeting a node twice does no harm to a minimum.
+ *
+ * Hence next(): scan the position's interval; the least key above the
+ * position in it is the answer; if there is none, the position moves to
+ * the start of the next interval and the scan repeats.  Every node present
+ * throughout a sequence of next() calls lies in some interval that one of
+ * the scans covered, above the position then, and is returned unless a
+ * smaller key was, which only moves the position closer to it; positions
+ * only increase, so nothing is returned twice.  lookup_match() is the same
+ * with the position's hash fixed (a single hash lies in one interval of
+ * every array) and the order reduced to tie().  A node and its replacement
+ * share a key: whichever the scan meets is the answer, and the position,
+ * once there, is above both.
+ *
+ * lookup_match() ends early in a QUIESCE_RCUHASH_SEQ table: there the nodes
+ * of one hash lie in their chain in increasing number order, whatever
+ * array holds them (rcuhash.c numbers nodes counting down and inserts them
+ * at the head; a move takes a bucket's nodes last first and pushes each on
+ * the head of its new chain, which keeps the order of the nodes that go to
+ * one chain, and the nodes of one hash all go to the same one; a
+ * replacement takes its predecessor's number and place).  So the first
+ * node above the position that the walk accepts is the least present
+ * throughout: a smaller one lies before it in the chain the walk was on,
+ * and if that one moved, so did every node after it, the accepted one
+ * included, and the walk met them in that order in the new chain.  Nodes
+ * met twice (a restart, a node moved after the walk passed it) were
+ * rejected the first time and are again.
+ *
+ * Ordering: the scan's loads are lookup()'s (dependency-ordered chain
+ * loads, the acquire fence before a future array), so a node returned is
+ * seen with everything its inserter wrote before inserting it.
+ */
+#include <string.h>
+
+#include "common/diag.h"
+#include "ds/rcuhash_internal.h"
+
+static inline uint64_t rev64(uint64_t h)
+{
+	h = ((h >> 1) & 0x5555555555555555ULL) | ((h & 0x5555555555555555ULL) << 1);
+	h = ((h >> 2) & 0x3333333333333333ULL) | ((h & 0x3333333333333333ULL) << 2);
+	h = ((h >> 4) & 0x0f0f0f0f0f0f0f0fULL) | ((h & 0x0f0f0f0f0f0f0f0fULL) << 4);
+	return __builtin_bswap64(h);
+}
+
+static inline uint64_t hash_of(const struct quiesce_rcuhash *ht, const struct quiesce_rcuhash_node *n)
+{
+	uint64_t h;
+
+	if (ht->p.flags & QUIESCE_RCUHASH_KEY_IS_HASH) {
+		memcpy(&h, (const char *)rcuhash_obj(ht, n) + ht->p.key_offset, sizeof(h));
+		return h;
+	}
+	return quiesce_rcuhash_node_hash(ht, n);
+}
+
+/* What one scan looks for (the two calls' visits, below). */
+struct scan {
+	struct quiesce_rcuhash *ht;
+	uint64_t hash;			/* the chains scanned: hash's */
+	uint64_t fine;			/* the largest mask met so far */
+	/* next(): the position, and the least key above it in the interval. */
+	uint64_t pos_rev, pos_tie;
+	struct quiesce_rcuhash_node *cand;
+	uint64_t cand_rev, cand_tie, cand_hash;
+	/* lookup_match(): pos_tie, cand and cand_tie too */
+	quiesce_rcuhash_match_fn match;
+	const void *arg;
+	bool first_is_least;		/* a SEQ table: the first match found is the answer */
+	bool busted;			/* test-only: RCUHASH_BUSTED_COARSE_ORDER */
+};
+
+static inline uint64_t tie_of(const struct quiesce_rcuhash *ht, const struct quiesce_rcuhash_node *n)
+{
+	if (ht->p.flags & QUIESCE_RCUHASH_SEQ)
+		return QUIESCE_LOAD((const uint64_t *)((const char *)rcuhash_obj(ht, n) +
+						       ht->p.seq_offset)) >> 1;
+	return (uintptr_t)n;
+}
+
+static inline bool key_above(uint64_t r, uint64_t tie, uint64_t pr, uint64_t ptie)
+{
+	return r > pr || (r == pr && tie > ptie);
+}
+
+/* Each visit returns true when the scan has its answer and may end. */
+static inline bool visit_next(struct scan *s, struct quiesce_rcuhash_node *p)
+{
+	uint64_t h = hash_of(s->ht, p), r, tie;
+
+	if ((h & s->fine) != (s->hash & s->fine) && QUIESCE_LIKELY(!s->busted))
+		return false;
+	r = rev64(h);
+	tie = tie_of(s->ht, p);
+	if (!key_above(r, tie, s->pos_rev, s->pos_tie))
+		return false;
+	if (!s->cand || key_above(s->cand_rev, s->cand_tie, r, tie)) {
+		s->cand = p;
+		s->cand_rev = r;
+		s->cand_tie = tie;
+		s->cand_hash = h;
+	}
+	return false;
+}
+
+static inline bool visit_match(struct scan *s, struct quiesce_rcuhash_node *p)
+{
+	uint64_t tie;
+
+	if (hash_of(s->ht, p) != s->hash)
+		return false;
+	tie = tie_of(s->ht, p);
+	if (tie <= s->pos_tie || (s->cand && tie >= s->cand_tie))
+		return false;
+	if (!s->match(p, s->arg))
+		return false;
+	s->cand = p;
+	s->cand_tie = tie;
+	return s->first_is_least;
+}
+
+/* The interval narrowed: a candidate outside it is no answer (see top). */
+static inline void narrow(struct scan *s, size_t mask)
+{
+	if (mask <= s->fine)
+		return;
+	s->fine = mask;
+	if (s->cand && (s->cand_hash & mask) != (s->hash & mask) && QUIESCE_LIKELY(!s->busted))
+		s->cand = NULL;
+}
+
+/* lookup()'s walk over hash's chains, every node met passed to a visit. */
+static inline __attribute__((always_inline)) void scan(struct scan *s, bool next)
+{
+	struct rcuhash_table *t = quiesce_rcu_dereference(s->ht->tbl);
+
+	do {
+		struct quiesce_rcuhash_node **bucket = &t->buckets[s->hash & t->mask], *p;
+
+		if (next)
+			narrow(s, t->mask);
+restart:
+		for (p = quiesce_rcu_dereference(*bucket); rcuhash_is_node(p);
+		     p = quiesce_rcu_dereference(p->next)) {
+			if (next ? visit_next(s, p) : visit_match(s, p))
+				return;
+		}
+		/* Carried into another chain by a moved node: this one again. */
+		if (QUIESCE_UNLIKELY(p != NULL && p != RCUHASH_MOVED && p != rcuhash_marker(bucket)))
+			goto restart;
+		/* Acquire: as in lookup(), pairs with the move's (m3) or MOVED release. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		t = quiesce_rcu_dereference(t->future);
+	} while (QUIESCE_UNLIKELY(t != NULL));
+}
+
+struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match(struct quiesce_rcuhash *ht,
+							  uint64_t hash,
+							  quiesce_rcuhash_match_fn match,
+							  const void *arg,
+							  const struct quiesce_rcuhash_node *after)
+{
+	/* No node has tie 0: numbers never reach it, addresses are not NULL. */
+	struct scan s = {
+		.ht = ht, .hash = hash, .match = match, .arg = arg,
+		.pos_tie = after ? tie_of(ht, after) : 0,
+		.first_is_least = ht->p.flags & QUIESCE_RCUHASH_SEQ,
+	};
+
+	rcuhash_check_reader(ht, "rcuhash_lookup_match()");
+	scan(&s, false);
+	return s.cand;
+}
+
+struct quiesce_rcuhash_node *quiesce_rcuhash_next(struct quiesce_rcuhash *ht,
+						  const struct quiesce_rcuhash_node *after)
+{
+	/* NULL: the position below every node (no node has tie 0). */
+	uint64_t pos_rev = after ? rev64(hash_of(ht, after)) : 0;
+	uint64_t pos_tie = after ? tie_of(ht, after) : 0;
+
+	bool busted = QUIESCE_LOAD(&quiesce_test_busted_rcuhash) == RCUHASH_BUSTED_COARSE_ORDER;
+
+	rcuhash_check_reader(ht, "rcuhash_next()");
+	for (;;) {
+		struct scan s = {
+			.ht = ht, .hash = rev64(pos_rev), .pos_rev = pos_rev, .pos_tie = pos_tie,
+			.busted = busted,
+		};
+		uint64_t last;
+
+		scan(&s, true);
+		if (s.cand)
+			return s.cand;
+		/* The interval's last value: the position's top bits, then all ones. */
+		last = rev64(s.hash & s.fine) | (UINT64_MAX >> __builtin_popcountll(s.fine));
+		if (last == UINT64_MAX)
+			return NULL;
+		pos_rev = last + 1;
+		pos_tie = 0;
+	}
+}

@@ -1,0 +1,411 @@
+/*
+ * <quiesce/rcuhash.h>: the matching calls (duplicates, insert_match,
+ * replace_match, replace) and the ordered reads (lookup_match(), next())
+ * of a caller-hashed table (QUIESCE_RCUHASH_KEY_IS_HASH | SEQ), alone and
+ * under concurrent updaters and forced resizes.
+ *
+ * Keys 2j and 2j+1 share a hash, so match() is what tells them apart.
+ * Keys below STABLE are in the table throughout, though updaters keep
+ * replacing their nodes; key DUPKEY has NDUP nodes, never touched; the
+ * other keys come and go, with duplicates.  Readers iterate the whole
+ * table with next() and fail the test if the order does not strictly
+ * increase (a node returned twice), if a stable key is not returned
+ * exactly once, if DUPKEY is not returned NDUP times, or if a node is
+ * poisoned (freed through call_rcu() and poisoned there).  The control
+ * answers next() from a coarser interval than the scan covered, which
+ * must be caught (a node missed while a resize moves nodes).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <quiesce/rcu.h>
+#include <quiesce/rcuhash.h>
+
+#include "check.h"
+#include "ds/rcuhash_internal.h"
+
+#define KEYS 2048
+#define STABLE 256
+#define DUPKEY (STABLE + 1)
+#define NDUP 5
+#define LIVE 0x4c495645u
+#define READERS 2
+#define UPDATERS 2
+#define UPDATER_OPS 100000
+#define MIN_ITERATIONS 200
+#define MIN_RESIZES 200
+#define BUSTED_MIN_RESIZES 100000
+#define DEADLINE_NS (240ull * 1000000000ull)
+
+struct obj {
+	uint64_t hash;
+	uint64_t seq;
+	unsigned long key;
+	unsigned long check;	/* ~key */
+	unsigned magic;
+	struct rcuhash_node node;
+	struct rcu_head rcu;
+};
+
+static const struct rcuhash_params params = {
+	.node_offset = offsetof(struct obj, node),
+	.key_offset = offsetof(struct obj, hash),
+	.key_len = sizeof(uint64_t),
+	.flags = QUIESCE_RCUHASH_KEY_IS_HASH | QUIESCE_RCUHASH_SEQ,
+	.seq_offset = offsetof(struct obj, seq),
+};
+
+static uint64_t hash_key(unsigned long key)
+{
+	uint64_t h = (key / 2) * 0x9e3779b97f4a7c15ULL;
+
+	return h ^ (h >> 29);
+}
+
+static struct obj *new_obj(unsigned long key)
+{
+	struct obj *o = calloc(1, sizeof(*o));
+
+	o->key = key;
+	o->check = ~key;
+	o->hash = hash_key(key);
+	o->magic = LIVE;
+	return o;
+}
+
+static struct obj *obj_of(const struct rcuhash_node *n)
+{
+	return container_of(n, struct obj, node);
+}
+
+static bool match_key(const struct rcuhash_node *node, const void *arg)
+{
+	return __atomic_load_n(&obj_of(node)->key, __ATOMIC_RELAXED) == *(const unsigned long *)arg;
+}
+
+static bool removed(const struct obj *o)
+{
+	return __atomic_load_n(&o->seq, __ATOMIC_RELAXED) & QUIESCE_RCUHASH_SEQ_REMOVED;
+}
+
+static unsigned count_key(struct rcuhash *ht, unsigned long key)
+{
+	struct rcuhash_node *n = NULL;
+	unsigned c = 0;
+
+	while ((n = rcuhash_lookup_match(ht, hash_key(key), match_key, &key, n))) {
+		CHECK(obj_of(n)->key == key, "lookup_match returned key %lu for %lu", obj_of(n)->key,
+		      key);
+		c++;
+	}
+	return c;
+}
+
+static void free_obj(struct rcuhash_node *node, void *arg)
+{
+	free(obj_of(node));
+}
+
+static void other_hash(void *arg)
+{
+	struct rcuhash *ht = rcuhash_new(&params);
+	struct obj *a = new_obj(10), *b = new_obj(20);
+
+	rcuhash_add(ht, &a->node);
+	rcuhash_replace(ht, &a->node, &b->node);
+}
+
+static void semantics(void)
+{
+	struct rcuhash *ht = rcuhash_new(&params);
+	struct obj *d[3], *twin = new_obj(11), *o12 = new_obj(12), *n12 = new_obj(12), *r12;
+	unsigned long k10 = 10, k12 = 12;
+	struct obj *extra = new_obj(10), *o9 = new_obj(9);
+
+	rcu_read_lock();
+	for (int i = 0; i < 3; i++) {
+		d[i] = new_obj(10);
+		rcuhash_add(ht, &d[i]->node);
+	}
+	rcuhash_add(ht, &twin->node);
+	CHECK(count_key(ht, 10) == 3 && count_key(ht, 11) == 1,
+	      "three duplicates of 10 and one 11 on the same hash");
+	CHECK(rcuhash_insert_match(ht, &extra->node, match_key, &k10) != NULL &&
+	      rcuhash_count(ht) == 4, "insert_match refuses a present key");
+	free(extra);
+	CHECK(rcuhash_insert_match(ht, &o12->node, match_key, &k12) == NULL && count_key(ht, 12) == 1,
+	      "insert_match inserts an absent key");
+	CHECK(rcuhash_replace_match(ht, &n12->node, match_key, &k12) == &o12->node &&
+	      removed(o12) && !removed(n12) && count_key(ht, 12) == 1 &&
+	      rcuhash_lookup_match(ht, hash_key(12), match_key, &k12, NULL) == &n12->node,
+	      "replace_match swaps, marks the old node removed");
+	CHECK(o12->seq >> 1 == n12->seq >> 1, "a replacement takes the old node's number");
+	r12 = new_obj(12);
+	CHECK(!rcuhash_replace(ht, &o12->node, &r12->node), "replace of a removed node fails");
+	CHECK(rcuhash_replace(ht, &n12->node, &r12->node) && removed(n12),
+	      "replace of a present node succeeds");
+	CHECK(rcuhash_replace_match(ht, &o9->node, match_key, &(unsigned long){ 9 }) == NULL &&
+	      count_key(ht, 9) == 1, "replace_match inserts an absent key");
+	CHECK(rcuhash_remove(ht, &r12->node) && removed(r12) && !rcuhash_remove(ht, &r12->node),
+	      "remove once, and only once");
+	CHECK(count_key(ht, 12) == 0, "key 12 gone");
+	rcu_read_unlock();
+	synchronize_rcu();
+	free(o12);
+	free(n12);
+	free(r12);
+	rcuhash_destroy(ht, free_obj, NULL);
+	check_child_aborts(other_hash, NULL, "hashes differently");
+}
+
+static uint64_t rev64(uint64_t h)
+{
+	uint64_t r = 0;
+
+	for (int i = 0; i < 64; i++, h >>= 1)
+		r = (r << 1) | (h & 1);
+	return r;
+}
+
+/* Whether o comes after (*rev, *tie) in the table's order; moves it there. */
+static bool advances(const struct obj *o, uint64_t *rev, uint64_t *tie)
+{
+	uint64_t r = rev64(__atomic_load_n(&o->hash, __ATOMIC_RELAXED));
+	uint64_t t = __atomic_load_n(&o->seq, __ATOMIC_RELAXED) >> 1;
+	bool above = r > *rev || (r == *rev && t > *tie);
+
+	*rev = r;
+	*tie = t;
+	return above;
+}
+
+/* next() over a table resized every few steps returns each node once, in order. */
+static void iteration_across_resizes(void)
+{
+	enum { N = 3000 };
+	struct rcuhash *ht = rcuhash_new(&params);
+	static unsigned char seen[N];
+	struct rcuhash_node *n = NULL;
+	uint64_t rng = 7, rev = 0, tie = 0;
+	unsigned steps = 0;
+
+	for (unsigned long k = 0; k < N; k++)
+		rcuhash_add(ht, &new_obj(k)->node);
+	rcu_read_lock();
+	while ((n = rcuhash_next(ht, n))) {
+		struct obj *o = obj_of(n);
+
+		CHECK(o->key < N && !seen[o->key]++, "key %lu returned twice", o->key);
+		CHECK(advances(o, &rev, &tie), "next() went backwards at key %lu", o->key);
+		if (++steps % 50 == 0) {
+			rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+			rcuhash_resize(ht, 1 + (rng >> 33) % (8 * N));
+		}
+	}
+	rcu_read_unlock();
+	for (unsigned k = 0; k < N; k++)
+		CHECK(seen[k] == 1, "key %u returned %u times", k, seen[k]);
+	rcuhash_destroy(ht, free_obj, NULL);
+}
+
+static struct rcuhash *ht;
+static atomic_bool stop;
+static atomic_ulong violations, iterations, resizes, updaters_done, min_resizes;
+
+static void violation(const char *fmt, unsigned long v)
+{
+	fprintf(stderr, "violation: ");
+	fprintf(stderr, fmt, v);
+	fputc('\n', stderr);
+	atomic_fetch_add(&violations, 1);
+}
+
+static bool intact(const struct obj *o)
+{
+	unsigned long key = __atomic_load_n(&o->key, __ATOMIC_RELAXED);
+
+	return __atomic_load_n(&o->magic, __ATOMIC_RELAXED) == LIVE && key < KEYS &&
+	       __atomic_load_n(&o->check, __ATOMIC_RELAXED) == ~key;
+}
+
+static void poison_obj(struct rcu_head *head)
+{
+	check_quarantine(container_of(head, struct obj, rcu), offsetof(struct obj, rcu));
+}
+
+static void retire(struct rcuhash_node *n)
+{
+	call_rcu(&obj_of(n)->rcu, poison_obj);
+}
+
+static void check_iteration(void)
+{
+	static __thread unsigned char seen[KEYS];
+	struct rcuhash_node *n = NULL;
+	uint64_t rev = 0, tie = 0;
+
+	memset(seen, 0, sizeof(seen));
+	rcu_read_lock();
+	while ((n = rcuhash_next(ht, n))) {
+		struct obj *o = obj_of(n);
+
+		if (!intact(o)) {
+			violation("next() returned a poisoned or torn node (key %#lx)", o->key);
+			break;
+		}
+		if (!advances(o, &rev, &tie))
+			violation("next() returned a node at or below the last one (key %lu)", o->key);
+		if (seen[o->key] < 255)
+			seen[o->key]++;
+	}
+	if (count_key(ht, DUPKEY) != NDUP)
+		violation("the duplicates of DUPKEY were not all returned once (key %lu)", DUPKEY);
+	rcu_read_unlock();
+	for (unsigned long k = 0; k < STABLE; k++)
+		if (seen[k] != 1)
+			violation("next() returned stable key %lu other than once", k);
+	if (seen[DUPKEY] != NDUP)
+		violation("next() returned DUPKEY's %lu nodes other than once each", NDUP);
+	atomic_fetch_add(&iterations, 1);
+}
+
+static void *reader(void *arg)
+{
+	rcu_register_thread();
+	while (!atomic_load(&stop)) {
+		check_iteration();
+		if (atomic_load(&updaters_done) == UPDATERS &&
+		    atomic_load(&iterations) >= MIN_ITERATIONS &&
+		    atomic_load(&resizes) >= atomic_load(&min_resizes))
+			atomic_store(&stop, true);
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void update_one(unsigned long key, unsigned op)
+{
+	struct rcuhash_node *n;
+	struct obj *o;
+
+	if (key == DUPKEY)
+		return;
+	o = new_obj(key);
+	if (key < STABLE) {
+		if (op & 1) {
+			n = rcuhash_replace_match(ht, &o->node, match_key, &key);
+		} else {
+			rcu_read_lock();
+			n = rcuhash_lookup_match(ht, hash_key(key), match_key, &key, NULL);
+			/* Only this thread's other replacements race: retry is not needed. */
+			if (n && !rcuhash_replace(ht, n, &o->node))
+				n = rcuhash_replace_match(ht, &o->node, match_key, &key);
+			rcu_read_unlock();
+		}
+		if (!n)
+			violation("stable key %lu was missing at its replacement", key);
+		else
+			retire(n);
+		return;
+	}
+	switch (op % 3) {
+	case 0:
+		rcuhash_add(ht, &o->node);
+		return;
+	case 1:
+		if (rcuhash_insert_match(ht, &o->node, match_key, &key))
+			free(o);	/* never published */
+		return;
+	default:
+		free(o);
+		rcu_read_lock();
+		n = rcuhash_lookup_match(ht, hash_key(key), match_key, &key, NULL);
+		if (n && rcuhash_remove(ht, n))
+			retire(n);
+		rcu_read_unlock();
+	}
+}
+
+static void *updater(void *arg)
+{
+	uint64_t rng = (uintptr_t)arg * 0xbf58476d1ce4e5b9ULL;
+
+	rcu_register_thread();
+	for (unsigned i = 0; i < UPDATER_OPS && !atomic_load(&stop); i++) {
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		update_one((rng >> 33) % KEYS, (unsigned)(rng >> 20));
+	}
+	atomic_fetch_add(&updaters_done, 1);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void *resizer(void *arg)
+{
+	uint64_t rng = 12345;
+
+	rcu_register_thread();
+	while (!atomic_load(&stop)) {
+		size_t before = rcuhash_buckets(ht);
+
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		if (rcuhash_resize(ht, 1 + (rng >> 33) % (8 * KEYS)) && rcuhash_buckets(ht) != before)
+			atomic_fetch_add(&resizes, 1);
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void stress(void *arg)
+{
+	bool busted = arg != NULL;
+	pthread_t r[READERS], u[UPDATERS], z;
+	uint64_t deadline = check_now_ns() + DEADLINE_NS;
+
+	quiesce_test_busted_rcuhash = busted ? RCUHASH_BUSTED_COARSE_ORDER : RCUHASH_BUSTED_NONE;
+	ht = rcuhash_new(&params);
+	for (unsigned long k = 0; k < KEYS; k += 1 + (k > DUPKEY))
+		rcuhash_add(ht, &new_obj(k)->node);
+	for (int i = 1; i < NDUP; i++)
+		rcuhash_add(ht, &new_obj(DUPKEY)->node);
+	atomic_store(&stop, false);
+	atomic_store(&violations, 0);
+	atomic_store(&iterations, 0);
+	atomic_store(&resizes, 0);
+	atomic_store(&updaters_done, 0);
+	atomic_store(&min_resizes, busted ? BUSTED_MIN_RESIZES : MIN_RESIZES);
+	for (int i = 0; i < READERS; i++)
+		pthread_create(&r[i], NULL, reader, NULL);
+	for (int i = 0; i < UPDATERS; i++)
+		pthread_create(&u[i], NULL, updater, (void *)(uintptr_t)(i + 1));
+	pthread_create(&z, NULL, resizer, NULL);
+	check_preempt_start(r, READERS, 200);
+	while (!atomic_load(&stop) && !atomic_load(&violations)) {
+		CHECK(check_now_ns() < deadline, "hung: %lu iterations, %lu resizes",
+		      atomic_load(&iterations), atomic_load(&resizes));
+		check_sleep_us(10000);
+	}
+	atomic_store(&stop, true);
+	check_preempt_stop();
+	for (int i = 0; i < READERS; i++)
+		check_join_within(r[i], 60000, "reader");
+	for (int i = 0; i < UPDATERS; i++)
+		check_join_within(u[i], 60000, "updater");
+	check_join_within(z, 60000, "resizer");
+	CHECK(!atomic_load(&violations), "%lu violations", atomic_load(&violations));
+	rcuhash_destroy(ht, free_obj, NULL);
+	rcu_barrier();
+	printf("rcuhash ordered: %lu iterations, %lu forced resizes, no violation\n",
+	       atomic_load(&iterations), atomic_load(&resizes));
+}
+
+int main(void)
+{
+	semantics();
+	iteration_across_resizes();
+	stress(NULL);
+	check_child_detects_violation(stress, "busted");
+	return 0;
+}
