@@ -313,11 +313,15 @@ enum quiesce_rcu_stall_phase {
 	QUIESCE_RCU_STALL_BARRIER,	/* the grace period's heavy barrier */
 };
 struct quiesce_rcu_stall {
-	int tid;			/* the thread waited for; 0: the kernel */
+	int tid;			/* the thread waited for; 0: none (see detail) */
 	const char *thread_name;	/* its name, as pthread_setname_np set it */
 	uint64_t waited_ms;		/* how long the grace period has waited */
 	enum quiesce_rcu_stall_phase phase;
-	const char *detail;		/* barrier: why, and what to do; else NULL */
+	/*
+	 * A barrier: why, and what to do.  Readers that are no thread's (an
+	 * SRCU domain's count): which domain, and how many.  Else NULL.
+	 */
+	const char *detail;
 };
 typedef void (*quiesce_rcu_stall_handler_fn)(const struct quiesce_rcu_stall *stall);
 QUIESCE_API void quiesce_rcu_set_stall_timeout_ms(uint64_t ms);
