@@ -67,8 +67,14 @@ static struct quiesce_gp_domain *domains;
 
 /* Stalled readers reported at most per warning. */
 #define STALL_REPORT_MAX 8
-/* How long a grace period polls for readers before it sleeps. */
-#define NORMAL_SPIN_NS 10000u
+/*
+ * How long a grace period polls for readers before it sleeps.  Normal:
+ * long enough for a reader that has a CPU to leave a short section or
+ * announce a quiescent state, short enough not to keep a reader that
+ * waits for a CPU from running (2 us: QSBR's median with 2 readers on 2
+ * CPUs 0.77x liburcu's, where 10 us gave 1.85x; RCU's unchanged).
+ */
+#define NORMAL_SPIN_NS 2000u
 #define EXPEDITED_SPIN_NS 50000u
 
 void quiesce_gp_domain_init(struct quiesce_gp_domain *d, const struct quiesce_gp_domain_ops *ops,
