@@ -74,7 +74,7 @@ double qb_urcu_qsbr_quiescent_state_ns(long iterations)
 
 /* The caller is not registered (sync_latency.c), as liburcu allows. */
 const struct qb_rcu_flavor qb_urcu_qsbr = {
-	.name = "liburcu qsbr synchronize_rcu",
+	.name = "liburcu qsbr",
 	.register_thread = register_once,
 	.unregister_thread = unregister,
 	.read_lock = read_lock,

@@ -89,7 +89,7 @@ static double quiescent_state_ns(long iterations)
 }
 
 static const struct qb_rcu_flavor qb_quiesce_qsbr = {
-	.name = "quiesce qsbr synchronize_rcu",
+	.name = "quiesce qsbr",
 	.register_thread = register_once,
 	.unregister_thread = unregister,
 	.read_lock = read_lock,
@@ -144,8 +144,8 @@ static void sync_latency(const struct qb_options *opt, uint64_t start)
 	for (int readers = 0; readers <= 2; readers++) {
 		char median_metric[48], p99_metric[48];
 
-		snprintf(median_metric, sizeof(median_metric), "median, %d readers", readers);
-		snprintf(p99_metric, sizeof(p99_metric), "p99, %d readers", readers);
+		snprintf(median_metric, sizeof(median_metric), "synchronize median, %d readers", readers);
+		snprintf(p99_metric, sizeof(p99_metric), "synchronize p99, %d readers", readers);
 		qb_heading("synchronize latency with %d reader threads announcing quiescent "
 			   "states back to back", readers);
 		for (int f = 0; f < FLAVORS; f++) {
