@@ -295,11 +295,6 @@ void quiesce_rcu_set_expedited(bool on)
 	QUIESCE_STORE(&knob_expedited, on);
 }
 
-bool quiesce_gp_expedited_always(void)
-{
-	return QUIESCE_LOAD(&knob_expedited);
-}
-
 static void gp_child_after_fork(void)
 {
 	pthread_mutex_init(&domains_lock, NULL);

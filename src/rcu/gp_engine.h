@@ -124,8 +124,6 @@ void quiesce_gp_wake(int *writer_sleeping);
 
 /* Whether rcu_normal is on (env QUIESCE_RCU_NORMAL or rcu_set_normal()). */
 bool quiesce_gp_normal_only(void);
-/* Whether every grace period is expedited (QUIESCE_RCU_EXPEDITED, rcu_set_expedited()). */
-bool quiesce_gp_expedited_always(void);
 
 /* Test-only: grace periods that return without waiting ("busted"), in every domain. */
 extern bool quiesce_test_busted_gp;
