@@ -182,7 +182,10 @@ QUIESCE_API void quiesce_synchronize_rcu_expedited(void);
  * Polled grace periods.  A cookie names a grace period: poll_state returns
  * true once a full grace period has elapsed since the cookie was taken.
  * start_poll also asks the callback thread (quiesce-cb) to run one, so the
- * cookie completes without anyone blocking.
+ * cookie completes without anyone blocking.  A callback that waits for a
+ * cookie by polling it would wait forever (the thread that drives the
+ * grace period is the one running the callback); cond_synchronize_rcu()
+ * and synchronize_rcu() run the grace period themselves and may be used.
  */
 QUIESCE_API unsigned long quiesce_get_state_synchronize_rcu(void);
 QUIESCE_API unsigned long quiesce_start_poll_synchronize_rcu(void);
