@@ -64,7 +64,6 @@
 #include "rcu/qsbr.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "common/diag.h"
 #include "rcu/gp_seq.h"
@@ -106,12 +105,9 @@ static unsigned qsbr_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_st
 			skip_one = false;
 			continue;
 		}
-		if (blocking < cap) {
-			stalled[blocking].tid = e->tid;
-			if (pthread_getname_np(e->thread, names[blocking], 16))
-				strcpy(names[blocking], "?");
-			stalled[blocking].thread_name = names[blocking];
-		}
+		if (blocking < cap)
+			quiesce_stall_describe_thread(&stalled[blocking], names[blocking], e->tid,
+						      e->thread);
 		blocking++;
 	}
 	pthread_mutex_unlock(&quiesce_qsbr_registry_lock);

@@ -51,7 +51,6 @@
  * grace period that reads the count.
  *
  */
-#include <string.h>
 
 #include "rcu/cb_domain.h"
 #include "common/diag.h"
@@ -86,12 +85,9 @@ static unsigned rcu_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_sta
 		/* Acquire: pairs with the release store in rcu_read_unlock(). */
 		if (!reader_blocks(QUIESCE_LOAD_ACQUIRE(&e->reader->ctr), phase))
 			continue;
-		if (blocking < cap) {
-			stalled[blocking].tid = e->tid;
-			if (pthread_getname_np(e->thread, names[blocking], 16))
-				strcpy(names[blocking], "?");
-			stalled[blocking].thread_name = names[blocking];
-		}
+		if (blocking < cap)
+			quiesce_stall_describe_thread(&stalled[blocking], names[blocking], e->tid,
+						      e->thread);
 		blocking++;
 	}
 	pthread_mutex_unlock(&quiesce_registry_lock);

@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/diag.h"
 
@@ -82,6 +83,15 @@ static void deliver(const struct quiesce_rcu_stall *stall)
 		fn(stall);
 	else
 		print_stall(stall);
+}
+
+void quiesce_stall_describe_thread(struct quiesce_rcu_stall *stall, char name[16], int tid,
+				   pthread_t thread)
+{
+	stall->tid = tid;
+	if (pthread_getname_np(thread, name, 16))
+		strcpy(name, "?");
+	stall->thread_name = name;
 }
 
 void quiesce_stall_report(const struct quiesce_rcu_stall *stall)

@@ -5,6 +5,7 @@
 #ifndef QUIESCE_STALL_H
 #define QUIESCE_STALL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -24,6 +25,10 @@ struct quiesce_stall_clock {
 void quiesce_stall_clock_start(struct quiesce_stall_clock *c);
 /* Whether a report is due now; if so, sets *waited_ns and schedules the next. */
 bool quiesce_stall_clock_due(struct quiesce_stall_clock *c, uint64_t *waited_ns);
+
+/* Fills in a stalled reader that is a thread: its tid, and its name in name. */
+void quiesce_stall_describe_thread(struct quiesce_rcu_stall *stall, char name[16], int tid,
+				   pthread_t thread);
 
 /*
  * Reports one stalled reader (its tid, name and waited_ms; or, for readers
