@@ -67,6 +67,7 @@
 
 #include "common/diag.h"
 #include "rcu/gp_seq.h"
+#include "rcu/stall.h"
 
 QUIESCE_CACHELINE_ALIGNED struct quiesce_qsbr_gp_word quiesce_qsbr_gp_word = {
 	.phase = QUIESCE_QSBR_PHASE_STEP,
