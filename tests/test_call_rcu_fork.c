@@ -31,6 +31,7 @@ struct item {
 static struct item main_pool[POOL], flood_pool[2][POOL];
 static atomic_ulong ran, flood_ran;
 static atomic_bool reader_inside, reader_release, stop;
+static atomic_int flooding;		/* flood threads past their start */
 
 static void item_done(struct rcu_head *head)
 {
@@ -90,6 +91,13 @@ static void test_pending_stay_in_parent(void)
 	pthread_t t;
 	int status;
 
+	/*
+	 * The callback thread and the reader are past their start before the
+	 * fork (see test_fork_under_load()): one callback has run, and the
+	 * reader is inside its section.
+	 */
+	CHECK(queue_item(&main_pool[POOL - 1], &flood_ran), "the last item is free");
+	rcu_barrier();
 	pthread_create(&t, NULL, holding_reader, NULL);
 	while (!atomic_load(&reader_inside))
 		check_sleep_us(100);
@@ -111,6 +119,7 @@ static void *flood(void *arg)
 {
 	struct item *pool = flood_pool[(uintptr_t)arg];
 
+	atomic_fetch_add(&flooding, 1);
 	for (unsigned i = 0; !atomic_load_explicit(&stop, memory_order_relaxed); i++)
 		if (!queue_item(&pool[i % POOL], &flood_ran))
 			sched_yield();
@@ -135,6 +144,13 @@ static void test_fork_under_load(void)
 	atomic_store(&stop, false);
 	for (uintptr_t i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, flood, (void *)i);
+	/*
+	 * Fork only once both threads run their own code: a thread still
+	 * starting may hold a lock of ASan's allocator (it allocates there),
+	 * and a child that inherits that lock held hangs in its first thread.
+	 */
+	while (atomic_load(&flooding) < 2)
+		check_sleep_us(100);
 	while (check_now_ns() < end) {
 		char err[4096];
 		int status = check_run_child(child_queues_and_exits, NULL, err, sizeof(err));
