@@ -106,6 +106,55 @@ static void sync_inside_static_section(void *arg)
 	synchronize_srcu(&static_ss);
 }
 
+/* Unregistering parks the thread's record; the check still sees the section. */
+static void sync_inside_section_across_unregister(void *arg)
+{
+	init_srcu_struct(&ss);
+	srcu_read_lock(&ss);
+	rcu_unregister_thread();
+	synchronize_srcu(&ss);
+}
+
+static uint64_t registered_threads(void)
+{
+	struct quiesce_rcu_stats s;
+
+	quiesce_rcu_get_stats(&s);
+	return s.registered_threads;
+}
+
+/*
+ * A section open across rcu_unregister_thread(): its unlock registers the
+ * thread again and takes the section off the record it had, so that later
+ * grace periods of the domain from this thread do not abort, and its next
+ * sections run the fast paths as before.
+ */
+static void unregister_inside_section(void)
+{
+	uint64_t before;
+	int a, b;
+
+	init_srcu_struct(&ss);
+	a = srcu_read_lock(&ss);
+	b = srcu_read_lock(&other);
+	before = registered_threads();
+	rcu_unregister_thread();
+	CHECK(registered_threads() == before - 1, "rcu_unregister_thread() left the registry as it was");
+	srcu_read_unlock(&other, b);
+	CHECK(registered_threads() == before, "srcu_read_unlock() did not register the thread again");
+	rcu_unregister_thread();
+	srcu_read_unlock(&ss, a);
+	CHECK(registered_threads() == before, "srcu_read_unlock() did not register the thread again");
+	synchronize_srcu(&ss);
+	synchronize_srcu(&other);
+	rcu_unregister_thread();
+	a = srcu_read_lock(&ss);
+	CHECK(registered_threads() == before, "srcu_read_lock() did not register the thread");
+	srcu_read_unlock(&ss, a);
+	synchronize_srcu(&ss);
+	cleanup_srcu_struct(&ss);
+}
+
 static void use_after_cleanup(void *arg)
 {
 	init_srcu_struct(&ss);
@@ -142,6 +191,7 @@ static void allowed(void)
 		srcu_read_unlock(&other, deep[i]);
 	synchronize_srcu(&other);
 	cleanup_srcu_struct(&ss);
+	unregister_inside_section();
 	cleanup_srcu_struct(&other);
 }
 
@@ -169,6 +219,9 @@ int main(void)
 			   "of SRCU domain \"ss\"");
 	check_child_aborts(sync_inside_static_section, NULL,
 			   "inside a read-side critical section of SRCU domain \"static_ss\"");
+	check_child_aborts(sync_inside_section_across_unregister, NULL,
+			   "synchronize_srcu() called inside a read-side critical section of SRCU "
+			   "domain \"ss\"");
 	check_child_aborts(use_after_cleanup, NULL,
 			   "srcu_read_lock() on SRCU domain \"ss\" after cleanup_srcu_struct()");
 	allowed();

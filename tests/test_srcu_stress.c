@@ -92,7 +92,7 @@ static void stress_lock_window(void)
 	if (r % 8)
 		return;
 	if (atomic_load_explicit(&late_readers, memory_order_relaxed) && r / 8 % 4 == 0 &&
-	    reader_id > 2 && quiesce_srcu_held_self.depth == 0 &&
+	    reader_id > 2 && quiesce_srcu_held_self.level == 1 &&
 	    !atomic_exchange(&late_active, true)) {
 		late = true;
 		atomic_store(&late_cookie[reader_id], get_state_synchronize_srcu(&ss));

@@ -146,12 +146,18 @@ QUIESCE_API bool quiesce_poll_state_synchronize_srcu(struct quiesce_srcu_struct 
 /*
  * The record behind the synchronize-inside-a-section check (see the rules
  * above): the domains of the innermost QUIESCE_SRCU_HELD open sections this
- * thread opened, each with its index in bit 0, and how many it has open.
+ * thread opened, each with its index in bit 0, and in `level` how many it
+ * has open, plus one.  `level` is 0 until the thread's first section has
+ * registered it (rcu.h), and again once it unregisters: the one test of
+ * `level` on the fast paths thus also sends unregistered threads to the
+ * slow ones, which register them (every add is made by a registered
+ * thread; src/rcu/srcu.c says why).
  */
 #define QUIESCE_SRCU_HELD 4
 struct quiesce_srcu_held {
 	uintptr_t held[QUIESCE_SRCU_HELD];
-	unsigned depth;
+	unsigned level;
+	unsigned parked;	/* level when the thread unregistered, or 0 */
 };
 QUIESCE_API extern __thread struct quiesce_srcu_held quiesce_srcu_held_self
 	__attribute__((tls_model("initial-exec")));
@@ -166,9 +172,10 @@ static inline int quiesce_srcu_read_lock(struct quiesce_srcu_struct *ss)
 	int idx = (int)(QUIESCE_LOAD(&ss->idx) & 1);
 	/* The set-up's release store published the zeroed counter. */
 	long *locks = quiesce_rcu_dereference(ss->count[idx]);
-	unsigned depth = self->depth;
+	unsigned level = self->level;
 
-	if (QUIESCE_UNLIKELY(!locks || quiesce_rcu_reader_self.ctr == QUIESCE_RCU_UNREGISTERED))
+	/* The unusual cases: a domain not set up, a thread not registered, a deep nest. */
+	if (QUIESCE_UNLIKELY(!locks || level - 1 >= QUIESCE_SRCU_HELD))
 		return quiesce_srcu_read_lock_slow(ss);
 	/*
 	 * Test-only: QUIESCE_TEST_SRCU_LOCK_WINDOW(), defined before this
@@ -181,9 +188,8 @@ static inline int quiesce_srcu_read_lock(struct quiesce_srcu_struct *ss)
 	QUIESCE_TEST_SRCU_LOCK_WINDOW();
 #endif
 	quiesce_percpu_count_add(locks, 1);
-	if (QUIESCE_LIKELY(depth < QUIESCE_SRCU_HELD))
-		self->held[depth] = (uintptr_t)ss | (uintptr_t)idx;
-	self->depth = depth + 1;
+	self->held[level - 1] = (uintptr_t)ss | (uintptr_t)idx;
+	self->level = level + 1;
 	/*
 	 * Keeps the section's loads after the add in program order.  The CPU
 	 * may still reorder them (store-load); the grace period's heavy
@@ -196,16 +202,18 @@ static inline int quiesce_srcu_read_lock(struct quiesce_srcu_struct *ss)
 static inline void quiesce_srcu_read_unlock(struct quiesce_srcu_struct *ss, int idx)
 {
 	struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
-	unsigned depth = self->depth;
+	unsigned level = self->level;
 
-	/* The unusual cases: a bad index, a deep nest, a section not ours. */
-	if (QUIESCE_UNLIKELY((unsigned)idx > 1 || depth - 1 >= QUIESCE_SRCU_HELD ||
-			     self->held[depth - 1] != ((uintptr_t)ss | (uintptr_t)idx) ||
-			     quiesce_rcu_reader_self.ctr == QUIESCE_RCU_UNREGISTERED)) {
+	/*
+	 * The unusual cases: a bad index, a deep nest, a section not ours, a
+	 * thread not registered (level 0: the subtraction wraps).
+	 */
+	if (QUIESCE_UNLIKELY((unsigned)idx > 1 || level - 2 >= QUIESCE_SRCU_HELD ||
+			     self->held[level - 2] != ((uintptr_t)ss | (uintptr_t)idx))) {
 		quiesce_srcu_read_unlock_slow(ss, idx);
 		return;
 	}
-	self->depth = depth - 1;
+	self->level = level - 1;
 	/*
 	 * Release: the section's accesses come before the add that counts
 	 * it out.  Pairs with the acquire fence between the grace period's

@@ -4,13 +4,16 @@
  * A thread's entry lives in its own TLS, next to its reader counter, so
  * registering allocates nothing.  A pthread key destructor unregisters a
  * thread that exits while registered; it runs before the thread's TLS is
- * freed, so the registry never points into a dead thread.
+ * freed, so the registry never points into a dead thread.  Leaving the
+ * registry also parks the thread's SRCU record (srcu.c), whose level is
+ * what sends SRCU readers that are not registered to the slow path.
  */
 #include "rcu/registry.h"
 
 #include <stdio.h>
 
 #include "common/diag.h"
+#include "rcu/srcu.h"
 
 __thread struct quiesce_rcu_reader quiesce_rcu_reader_self
 	__attribute__((tls_model("initial-exec"))) = { .ctr = QUIESCE_RCU_UNREGISTERED };
@@ -57,6 +60,8 @@ static void unregister_self(void)
 	QUIESCE_STORE_RELEASE(&quiesce_registry_count, quiesce_registry_count - 1);
 	pthread_mutex_unlock(&quiesce_registry_lock);
 	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, QUIESCE_RCU_UNREGISTERED);
+	/* SRCU's fast paths are for registered threads only. */
+	quiesce_srcu_park_self();
 }
 
 static void thread_exit_destructor(void *unused)

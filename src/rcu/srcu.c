@@ -303,24 +303,54 @@ static struct quiesce_srcu_state *ready(struct quiesce_srcu_struct *ss, const ch
 	return st;
 }
 
+/*
+ * Registers the calling thread (rcu.h) if it is not yet, and brings its
+ * record's level back from where unregistering parked it.  After this the
+ * fast paths (srcu.h) take the thread: a level of 0 is what sent it here.
+ */
 static void register_self(void)
 {
-	if (quiesce_rcu_reader_self.ctr == QUIESCE_RCU_UNREGISTERED)
-		quiesce_rcu_register_thread();
+	struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
+
+	if (self->level)
+		return;
+	quiesce_rcu_register_thread();
+	self->level = self->parked ? self->parked : 1;
+	self->parked = 0;
+}
+
+void quiesce_srcu_park_self(void)
+{
+	struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
+
+	if (self->level)
+		self->parked = self->level;
+	self->level = 0;
+}
+
+/* How many sections the calling thread has open by its record. */
+static unsigned open_sections(void)
+{
+	const struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
+	unsigned level = self->level ? self->level : self->parked;
+
+	return level ? level - 1 : 0;
 }
 
 int quiesce_srcu_read_lock_slow(struct quiesce_srcu_struct *ss)
 {
 	struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
+	unsigned depth;
 	int idx;
 
 	register_self();
 	ready(ss, "srcu_read_lock");
 	idx = (int)(QUIESCE_LOAD(&ss->idx) & 1);
 	quiesce_percpu_count_add(LOCKS(ss, idx), 1);
-	if (self->depth < QUIESCE_SRCU_HELD)
-		self->held[self->depth] = (uintptr_t)ss | (uintptr_t)idx;
-	self->depth++;
+	depth = open_sections();
+	if (depth < QUIESCE_SRCU_HELD)
+		self->held[depth] = (uintptr_t)ss | (uintptr_t)idx;
+	self->level++;
 	/* As in srcu_read_lock(): the section's loads after the add. */
 	quiesce_compiler_barrier();
 	return idx;
@@ -335,18 +365,19 @@ static void forget_section(struct quiesce_srcu_struct *ss, int idx)
 {
 	struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
 	uintptr_t key = (uintptr_t)ss | (uintptr_t)idx;
-	unsigned recorded = self->depth < QUIESCE_SRCU_HELD ? self->depth : QUIESCE_SRCU_HELD;
+	unsigned depth = open_sections();
+	unsigned recorded = depth < QUIESCE_SRCU_HELD ? depth : QUIESCE_SRCU_HELD;
 
-	if (self->depth > QUIESCE_SRCU_HELD) {
+	if (depth > QUIESCE_SRCU_HELD) {
 		/* Deeper than the record: counted, not recorded. */
-		self->depth--;
+		self->level--;
 		return;
 	}
 	for (unsigned j = recorded; j-- > 0;) {
 		if (self->held[j] != key)
 			continue;
 		memmove(&self->held[j], &self->held[j + 1], (recorded - j - 1) * sizeof(key));
-		self->depth--;
+		self->level--;
 		return;
 	}
 	QUIESCE_STORE(&ss->state->handed_off, true);
@@ -380,7 +411,8 @@ static void forbid_inside_own_section(struct quiesce_srcu_struct *ss,
 				      struct quiesce_srcu_state *st, const char *call)
 {
 	const struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
-	unsigned recorded = self->depth < QUIESCE_SRCU_HELD ? self->depth : QUIESCE_SRCU_HELD;
+	unsigned depth = open_sections();
+	unsigned recorded = depth < QUIESCE_SRCU_HELD ? depth : QUIESCE_SRCU_HELD;
 
 	if (QUIESCE_LOAD(&st->handed_off))
 		return;

@@ -1,4 +1,4 @@
-/* srcu.h - the SRCU domains' test hook (the domains are in srcu.c). */
+/* srcu.h - the SRCU domains' test hook and registry hook (the domains are in srcu.c). */
 #ifndef QUIESCE_SRCU_INTERNAL_H
 #define QUIESCE_SRCU_INTERNAL_H
 
@@ -11,5 +11,12 @@
  * earlier flip and added to it after that grace period's count escapes.
  */
 extern bool quiesce_test_busted_srcu;
+
+/*
+ * The calling thread leaves the registry (registry.c): its SRCU record's
+ * level is parked, so that its next SRCU section or unlock takes the slow
+ * path, which registers it again and restores the level.
+ */
+void quiesce_srcu_park_self(void);
 
 #endif
