@@ -79,16 +79,19 @@
  *
  * No reader, no barrier (no_reader()).  When no thread but the caller is
  * registered and both indexes count no reader, the grace period ends at
- * once.  Every add is made by a registered thread.  A thread registered
- * now would be in the registry count, which is loaded (sequentially
- * consistent) after the engine stored gp_seq odd: a thread that registers
- * meanwhile stores the count and fences before its first add, so either
- * we see it or its section sees the unlink (the store-buffer pattern, as
- * rcu_domain.c argues).  A thread that unregistered stored the count with
- * release after its last add, so that add happens before our counts (the
- * acquire of our count load), and A says its section, if U counted it,
- * ended before them; if U did not, L != U and we do not skip.  The
- * caller's own adds precede its counts in program order.
+ * once.  Every add is made by a registered thread: the fast paths run
+ * only while the thread's record has a level, which the slow paths give
+ * it after registering it and unregistering takes away (registry.c).  A
+ * thread registered now would be in the registry count, which is loaded
+ * (sequentially consistent) after the engine stored gp_seq odd: a thread
+ * that registers meanwhile stores the count and fences before its first
+ * add, so either we see it or its section sees the unlink (the
+ * store-buffer pattern, as rcu_domain.c argues).  A thread that
+ * unregistered stored the count with release after its last add, so that
+ * add happens before our counts (the acquire of our count load), and A
+ * says its section, if U counted it, ended before them; if U did not,
+ * L != U and we do not skip.  The caller's own adds precede its counts in
+ * program order.
  *
  * The check that synchronize_srcu() and srcu_barrier() are not called
  * inside the domain's own section (rules in srcu.h): each thread's
