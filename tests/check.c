@@ -130,6 +130,44 @@ bool check_record_intact(const struct check_record *r)
 	return true;
 }
 
+struct check_record *check_record_new(unsigned long seq)
+{
+	struct check_record *r = malloc(sizeof(*r));
+
+	check_record_init(r, seq);
+	return r;
+}
+
+void check_record_replace(struct check_record **slot, unsigned long seq, bool expedited)
+{
+	struct check_record *old = rcu_xchg_pointer(slot, check_record_new(seq));
+
+	if (expedited)
+		synchronize_rcu_expedited();
+	else
+		synchronize_rcu();
+	check_quarantine(old, sizeof(*old));
+}
+
+bool check_record_read(struct check_record **slot, unsigned spin, bool nest)
+{
+	struct check_record *r;
+	bool intact;
+
+	rcu_read_lock();
+	r = rcu_dereference(*slot);
+	if (nest) {
+		/* A nested section must not end the protection early. */
+		rcu_read_lock();
+		rcu_read_unlock();
+	}
+	for (unsigned i = 0; i < spin; i++)
+		quiesce_cpu_relax();
+	intact = check_record_intact(r);
+	rcu_read_unlock();
+	return intact;
+}
+
 void check_poison(void *p, size_t len)
 {
 	memset(p, CHECK_POISON_BYTE, len);

@@ -108,6 +108,19 @@ struct check_record {
 };
 void check_record_init(struct check_record *r, unsigned long seq);
 bool check_record_intact(const struct check_record *r);
+/* A malloc()ed record, initialized: what check_quarantine() takes. */
+struct check_record *check_record_new(unsigned long seq);
+
+/*
+ * The default RCU's stress on one record in *slot.  An updater's step:
+ * check_record_replace() publishes a new record numbered seq, waits for a
+ * grace period (expedited or not) and quarantines the old record.  A
+ * reader's: check_record_read() reads *slot in a read-side section held
+ * for spin relaxes (with a nested section inside first, when nest) and
+ * returns whether the record it found was intact.
+ */
+void check_record_replace(struct check_record **slot, unsigned long seq, bool expedited);
+bool check_record_read(struct check_record **slot, unsigned spin, bool nest);
 
 /* Fills freed memory so that a reader that still sees it can tell. */
 #define CHECK_POISON_BYTE 0x6b

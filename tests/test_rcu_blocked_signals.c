@@ -34,11 +34,7 @@
 #define SECTION_SLEEP_MS 200
 #define UPDATES 200
 
-struct elem {
-	struct check_record rec;
-};
-
-static struct elem *current;
+static struct check_record *current;
 static atomic_ulong violations, reads;
 static atomic_bool stop;
 
@@ -81,14 +77,6 @@ static void block_all_signals(void)
 	pthread_sigmask(SIG_SETMASK, &all, NULL);
 }
 
-static struct elem *new_elem(unsigned long seq)
-{
-	struct elem *e = malloc(sizeof(*e));
-
-	check_record_init(&e->rec, seq);
-	return e;
-}
-
 /* The sleeper: a section with a sleep in it, then a long sleep outside. */
 static int wake_pipe[2];
 
@@ -125,13 +113,8 @@ static void *spinner(void *arg)
 	rcu_register_thread();
 	atomic_store(&spinner_tid, (int)syscall(SYS_gettid));
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-		struct elem *e;
-
-		rcu_read_lock();
-		e = rcu_dereference(current);
-		if (!check_record_intact(&e->rec))
+		if (!check_record_read(&current, 0, false))
 			atomic_fetch_add(&violations, 1);
-		rcu_read_unlock();
 		atomic_fetch_add_explicit(&reads, 1, memory_order_relaxed);
 		if (atomic_load_explicit(&unblock_asked, memory_order_relaxed) &&
 		    !atomic_load(&unblocked)) {
@@ -147,15 +130,8 @@ static void *spinner(void *arg)
 static void *updater(void *arg)
 {
 	(void)arg;
-	for (unsigned long seq = 1; seq <= UPDATES; seq++) {
-		struct elem *old = rcu_xchg_pointer(&current, new_elem(seq));
-
-		if (seq % 2)
-			synchronize_rcu_expedited();
-		else
-			synchronize_rcu();
-		check_quarantine(old, sizeof(*old));
-	}
+	for (unsigned long seq = 1; seq <= UPDATES; seq++)
+		check_record_replace(&current, seq, seq % 2);
 	return NULL;
 }
 
@@ -237,7 +213,7 @@ static void busted_child(void *arg)
 
 	(void)arg;
 	quiesce_test_busted_asleep = true;
-	current = new_elem(0);
+	current = check_record_new(0);
 	atomic_store(&stop, false);
 	atomic_store(&spinner_tid, 0);
 	atomic_store(&unblock_asked, false);
@@ -266,7 +242,7 @@ int main(void)
 	fprintf(stderr, "backend: %s\n", quiesce_rcu_backend_name());
 	quiesce_rcu_set_stall_timeout_ms(STALL_TIMEOUT_MS);
 	quiesce_rcu_set_stall_handler(on_stall);
-	current = new_elem(0);
+	current = check_record_new(0);
 
 	sleeper_checks(&sleeper_thread);
 

@@ -45,33 +45,14 @@
 #define READERS 2
 #define STRESS_MS 400
 
-struct elem {
-	struct check_record rec;
-};
-
-static struct elem *current;
+static struct check_record *current;
 static atomic_bool stop;
 static atomic_ulong violations, updates, reads;
 
-static struct elem *new_elem(unsigned long seq)
-{
-	struct elem *e = malloc(sizeof(*e));
-
-	check_record_init(&e->rec, seq);
-	return e;
-}
-
 static void read_once(void)
 {
-	struct elem *e;
-
-	rcu_read_lock();
-	e = rcu_dereference(current);
-	for (int i = 0; i < 200; i++)
-		quiesce_cpu_relax();
-	if (!check_record_intact(&e->rec))
+	if (!check_record_read(&current, 200, false))
 		atomic_fetch_add(&violations, 1);
-	rcu_read_unlock();
 	atomic_fetch_add_explicit(&reads, 1, memory_order_relaxed);
 }
 
@@ -118,13 +99,8 @@ static void *updater(void *arg)
 
 	(void)arg;
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-		struct elem *old = rcu_xchg_pointer(&current, new_elem(++seq));
-
-		if (seq % 2)
-			synchronize_rcu_expedited();
-		else
-			synchronize_rcu();
-		check_quarantine(old, sizeof(*old));
+		++seq;
+		check_record_replace(&current, seq, seq % 2);
 		atomic_fetch_add(&updates, 1);
 	}
 	return NULL;
@@ -148,7 +124,7 @@ static unsigned long stress(void *(*readers)(void *), int n, bool (*enough)(void
 	atomic_store(&violations, 0);
 	atomic_store(&updates, 0);
 	atomic_store(&reads, 0);
-	current = new_elem(0);
+	current = check_record_new(0);
 	check_run_until(STRESS_MS, enough, &stop, n, readers, 1, updater);
 	fprintf(stderr, "%lu reads, %lu updates, %lu violations\n", atomic_load(&reads),
 		atomic_load(&updates), atomic_load(&violations));

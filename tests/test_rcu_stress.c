@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <quiesce/rcu.h>
 
@@ -18,42 +17,19 @@
 #define READERS 3
 #define UPDATERS 2
 
-struct elem {
-	struct check_record rec;
-};
-
-static struct elem *current;
+static struct check_record *current;
 static atomic_bool stop;
 static atomic_ulong violations, reads, updates;
-
-static struct elem *new_elem(unsigned long seq)
-{
-	struct elem *e = malloc(sizeof(*e));
-
-	check_record_init(&e->rec, seq);
-	return e;
-}
 
 static void *reader(void *arg)
 {
 	unsigned seed = (unsigned)(uintptr_t)arg;
 
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-		struct elem *e;
 		unsigned spin = rand_r(&seed) % 2000;
 
-		rcu_read_lock();
-		e = rcu_dereference(current);
-		if (rand_r(&seed) % 4 == 0) {
-			/* A nested section must not end protection early. */
-			rcu_read_lock();
-			rcu_read_unlock();
-		}
-		for (unsigned i = 0; i < spin; i++)
-			quiesce_cpu_relax();
-		if (!check_record_intact(&e->rec))
+		if (!check_record_read(&current, spin, rand_r(&seed) % 4 == 0))
 			atomic_fetch_add(&violations, 1);
-		rcu_read_unlock();
 		atomic_fetch_add_explicit(&reads, 1, memory_order_relaxed);
 	}
 	return NULL;
@@ -64,13 +40,8 @@ static void *updater(void *arg)
 	unsigned long seq = (uintptr_t)arg << 40;
 
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-		struct elem *old = rcu_xchg_pointer(&current, new_elem(++seq));
-
-		if (seq % 3 == 0)
-			synchronize_rcu_expedited();
-		else
-			synchronize_rcu();
-		check_quarantine(old, sizeof(*old));
+		++seq;
+		check_record_replace(&current, seq, seq % 3 == 0);
 		atomic_fetch_add_explicit(&updates, 1, memory_order_relaxed);
 	}
 	return NULL;
@@ -94,7 +65,7 @@ static bool busted_enough(void)
 
 static unsigned long run_stress(unsigned ms, bool (*enough)(void))
 {
-	current = new_elem(0);
+	current = check_record_new(0);
 	check_run_until(ms, enough, &stop, READERS, reader, UPDATERS, updater);
 	fprintf(stderr, "%lu reads, %lu updates, %lu violations\n", atomic_load(&reads),
 		atomic_load(&updates), atomic_load(&violations));

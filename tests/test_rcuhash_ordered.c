@@ -15,8 +15,6 @@
  * answers next() from a coarser interval than the scan covered, which
  * must be caught (a node missed while a resize moves nodes).
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,26 +23,22 @@
 
 #include "check.h"
 #include "ds/rcuhash_internal.h"
+#include "hash_stress.h"
 
 #define KEYS 2048
 #define STABLE 256
 #define DUPKEY (STABLE + 1)
 #define NDUP 5
-#define LIVE 0x4c495645u
 #define READERS 2
 #define UPDATERS 2
 #define UPDATER_OPS 100000
 #define MIN_ITERATIONS 200
 #define MIN_RESIZES 200
-#define BUSTED_MIN_RESIZES 100000
-#define DEADLINE_NS (240ull * 1000000000ull)
 
 struct obj {
 	uint64_t hash;
 	uint64_t seq;
-	unsigned long key;
-	unsigned long check;	/* ~key */
-	unsigned magic;
+	struct hash_item item;
 	struct rcuhash_node node;
 	struct rcu_head rcu;
 };
@@ -68,10 +62,8 @@ static struct obj *new_obj(unsigned long key)
 {
 	struct obj *o = calloc(1, sizeof(*o));
 
-	o->key = key;
-	o->check = ~key;
+	hash_item_init(&o->item, key);
 	o->hash = hash_key(key);
-	o->magic = LIVE;
 	return o;
 }
 
@@ -82,7 +74,7 @@ static struct obj *obj_of(const struct rcuhash_node *n)
 
 static bool match_key(const struct rcuhash_node *node, const void *arg)
 {
-	return __atomic_load_n(&obj_of(node)->key, __ATOMIC_RELAXED) == *(const unsigned long *)arg;
+	return hash_item_key(&obj_of(node)->item) == *(const unsigned long *)arg;
 }
 
 static bool removed(const struct obj *o)
@@ -96,8 +88,8 @@ static unsigned count_key(struct rcuhash *ht, unsigned long key)
 	unsigned c = 0;
 
 	while ((n = rcuhash_lookup_match(ht, hash_key(key), match_key, &key, n))) {
-		CHECK(obj_of(n)->key == key, "lookup_match returned key %lu for %lu", obj_of(n)->key,
-		      key);
+		CHECK(obj_of(n)->item.key == key, "lookup_match returned key %lu for %lu",
+		      obj_of(n)->item.key, key);
 		c++;
 	}
 	return c;
@@ -197,8 +189,8 @@ static void iteration_across_resizes(void)
 	while ((n = rcuhash_next(ht, n))) {
 		struct obj *o = obj_of(n);
 
-		CHECK(o->key < N && !seen[o->key]++, "key %lu returned twice", o->key);
-		CHECK(advances(o, &rev, &tie), "next() went backwards at key %lu", o->key);
+		CHECK(o->item.key < N && !seen[o->item.key]++, "key %lu returned twice", o->item.key);
+		CHECK(advances(o, &rev, &tie), "next() went backwards at key %lu", o->item.key);
 		if (++steps % 50 == 0) {
 			rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
 			rcuhash_resize(ht, 1 + (rng >> 33) % (8 * N));
@@ -211,24 +203,6 @@ static void iteration_across_resizes(void)
 }
 
 static struct rcuhash *ht;
-static atomic_bool stop;
-static atomic_ulong violations, iterations, resizes, updaters_done, min_resizes;
-
-static void violation(const char *fmt, unsigned long v)
-{
-	fprintf(stderr, "violation: ");
-	fprintf(stderr, fmt, v);
-	fputc('\n', stderr);
-	atomic_fetch_add(&violations, 1);
-}
-
-static bool intact(const struct obj *o)
-{
-	unsigned long key = __atomic_load_n(&o->key, __ATOMIC_RELAXED);
-
-	return __atomic_load_n(&o->magic, __ATOMIC_RELAXED) == LIVE && key < KEYS &&
-	       __atomic_load_n(&o->check, __ATOMIC_RELAXED) == ~key;
-}
 
 static void poison_obj(struct rcu_head *head)
 {
@@ -250,39 +224,27 @@ static void check_iteration(void)
 	rcu_read_lock();
 	while ((n = rcuhash_next(ht, n))) {
 		struct obj *o = obj_of(n);
+		unsigned long key = hash_item_key(&o->item);
 
-		if (!intact(o)) {
-			violation("next() returned a poisoned or torn node (key %#lx)", o->key);
+		if (key >= KEYS || !hash_item_intact(&o->item, key)) {
+			hash_stress_violation("next() returned a poisoned or torn node (key %#lx)", key);
 			break;
 		}
 		if (!advances(o, &rev, &tie))
-			violation("next() returned a node at or below the last one (key %lu)", o->key);
-		if (seen[o->key] < 255)
-			seen[o->key]++;
+			hash_stress_violation("next() returned a node at or below the last one (key %lu)",
+					      key);
+		if (seen[key] < 255)
+			seen[key]++;
 	}
 	if (count_key(ht, DUPKEY) != NDUP)
-		violation("the duplicates of DUPKEY were not all returned once (key %lu)", DUPKEY);
+		hash_stress_violation("the duplicates of DUPKEY were not all returned once (key %lu)",
+				      DUPKEY);
 	rcu_read_unlock();
 	for (unsigned long k = 0; k < STABLE; k++)
 		if (seen[k] != 1)
-			violation("next() returned stable key %lu other than once", k);
+			hash_stress_violation("next() returned stable key %lu other than once", k);
 	if (seen[DUPKEY] != NDUP)
-		violation("next() returned DUPKEY's %lu nodes other than once each", NDUP);
-	atomic_fetch_add(&iterations, 1);
-}
-
-static void *reader(void *arg)
-{
-	rcu_register_thread();
-	while (!atomic_load(&stop)) {
-		check_iteration();
-		if (atomic_load(&updaters_done) == UPDATERS &&
-		    atomic_load(&iterations) >= MIN_ITERATIONS &&
-		    atomic_load(&resizes) >= atomic_load(&min_resizes))
-			atomic_store(&stop, true);
-	}
-	rcu_unregister_thread();
-	return NULL;
+		hash_stress_violation("next() returned DUPKEY's %lu nodes other than once each", NDUP);
 }
 
 static void update_one(unsigned long key, unsigned op)
@@ -305,7 +267,7 @@ static void update_one(unsigned long key, unsigned op)
 			rcu_read_unlock();
 		}
 		if (!n)
-			violation("stable key %lu was missing at its replacement", key);
+			hash_stress_violation("stable key %lu was missing at its replacement", key);
 		else
 			retire(n);
 		return;
@@ -328,41 +290,31 @@ static void update_one(unsigned long key, unsigned op)
 	}
 }
 
-static void *updater(void *arg)
+static bool resize(unsigned long r)
 {
-	uint64_t rng = (uintptr_t)arg * 0xbf58476d1ce4e5b9ULL;
+	size_t before = rcuhash_buckets(ht);
 
-	rcu_register_thread();
-	for (unsigned i = 0; i < UPDATER_OPS && !atomic_load(&stop); i++) {
-		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-		update_one((rng >> 33) % KEYS, (unsigned)(rng >> 20));
-	}
-	atomic_fetch_add(&updaters_done, 1);
-	rcu_unregister_thread();
-	return NULL;
+	return rcuhash_resize(ht, 1 + r % (8 * KEYS)) && rcuhash_buckets(ht) != before;
 }
 
-static void *resizer(void *arg)
-{
-	uint64_t rng = 12345;
-
-	rcu_register_thread();
-	while (!atomic_load(&stop)) {
-		size_t before = rcuhash_buckets(ht);
-
-		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-		if (rcuhash_resize(ht, 1 + (rng >> 33) % (8 * KEYS)) && rcuhash_buckets(ht) != before)
-			atomic_fetch_add(&resizes, 1);
-	}
-	rcu_unregister_thread();
-	return NULL;
-}
+static const struct hash_stress stress_params = {
+	.readers = READERS,
+	.updaters = UPDATERS,
+	.register_thread = rcu_register_thread,
+	.unregister_thread = rcu_unregister_thread,
+	.iterate = check_iteration,
+	.iterate_every = 1,
+	.update = update_one,
+	.update_ops = UPDATER_OPS,
+	.update_keys = KEYS,
+	.resize = resize,
+	.min_iterations = MIN_ITERATIONS,
+	.min_resizes = MIN_RESIZES,
+};
 
 static void stress(void *arg)
 {
 	bool busted = arg != NULL;
-	pthread_t r[READERS], u[UPDATERS], z;
-	uint64_t deadline = check_now_ns() + DEADLINE_NS;
 
 	quiesce_test_busted_rcuhash = busted ? RCUHASH_BUSTED_COARSE_ORDER : RCUHASH_BUSTED_NONE;
 	ht = rcuhash_new(&params);
@@ -370,35 +322,11 @@ static void stress(void *arg)
 		rcuhash_add(ht, &new_obj(k)->node);
 	for (int i = 1; i < NDUP; i++)
 		rcuhash_add(ht, &new_obj(DUPKEY)->node);
-	atomic_store(&stop, false);
-	atomic_store(&violations, 0);
-	atomic_store(&iterations, 0);
-	atomic_store(&resizes, 0);
-	atomic_store(&updaters_done, 0);
-	atomic_store(&min_resizes, busted ? BUSTED_MIN_RESIZES : MIN_RESIZES);
-	for (int i = 0; i < READERS; i++)
-		pthread_create(&r[i], NULL, reader, NULL);
-	for (int i = 0; i < UPDATERS; i++)
-		pthread_create(&u[i], NULL, updater, (void *)(uintptr_t)(i + 1));
-	pthread_create(&z, NULL, resizer, NULL);
-	check_preempt_start(r, READERS, 200);
-	while (!atomic_load(&stop) && !atomic_load(&violations)) {
-		CHECK(check_now_ns() < deadline, "hung: %lu iterations, %lu resizes",
-		      atomic_load(&iterations), atomic_load(&resizes));
-		check_sleep_us(10000);
-	}
-	atomic_store(&stop, true);
-	check_preempt_stop();
-	for (int i = 0; i < READERS; i++)
-		check_join_within(r[i], 60000, "reader");
-	for (int i = 0; i < UPDATERS; i++)
-		check_join_within(u[i], 60000, "updater");
-	check_join_within(z, 60000, "resizer");
-	CHECK(!atomic_load(&violations), "%lu violations", atomic_load(&violations));
+	hash_stress_run(&stress_params, busted);
 	rcuhash_destroy(ht, free_obj, NULL);
 	rcu_barrier();
 	printf("rcuhash ordered: %lu iterations, %lu forced resizes, no violation\n",
-	       atomic_load(&iterations), atomic_load(&resizes));
+	       atomic_load(&hash_stress_iterations), atomic_load(&hash_stress_resizes));
 }
 
 int main(void)

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "hash_stress.h"
 
 /* The table's test-only control (src/ds/rcuhash_internal.h). */
 extern int quiesce_test_busted_rcuhash;
@@ -36,19 +37,17 @@ extern int quiesce_test_busted_rcuhash;
 
 #define KEYS 2048
 #define STABLE 256
-#define LIVE 0x4c495645u
 #define READERS 2
 #define UPDATERS 2
 #define UPDATER_OPS 100000
 #define MIN_ITERATIONS 100
 #define MIN_RESIZES 100
-#define BUSTED_MIN_RESIZES 100000
-#define DEADLINE_NS (240ull * 1000000000ull)
+/* A reader iterates over the table once in this many of its batches of lookups. */
+#define ITERATE_EVERY 64
+#define LOOKUP_BATCH 16
 
 struct item {
-	unsigned long key;
-	unsigned long check;	/* ~key */
-	unsigned magic;
+	struct hash_item item;
 	struct cds_lfht_node node;
 	struct rcu_head rcu;
 };
@@ -65,16 +64,14 @@ static int match(struct cds_lfht_node *node, const void *key)
 {
 	struct item *it = caa_container_of(node, struct item, node);
 
-	return __atomic_load_n(&it->key, __ATOMIC_RELAXED) == *(const unsigned long *)key;
+	return hash_item_key(&it->item) == *(const unsigned long *)key;
 }
 
 static struct item *new_item(unsigned long key)
 {
 	struct item *it = calloc(1, sizeof(*it));
 
-	it->key = key;
-	it->check = ~key;
-	it->magic = LIVE;
+	hash_item_init(&it->item, key);
 	cds_lfht_node_init(&it->node);
 	return it;
 }
@@ -91,7 +88,8 @@ static unsigned duplicates(struct cds_lfht *ht, unsigned long key)
 	unsigned c = 0;
 
 	cds_lfht_for_each_duplicate(ht, hash_key(key), match, &key, &iter, n) {
-		CHECK(item_of(n)->key == key, "a duplicate of %lu has key %lu", key, item_of(n)->key);
+		CHECK(item_of(n)->item.key == key, "a duplicate of %lu has key %lu", key,
+		      item_of(n)->item.key);
 		c++;
 	}
 	return c;
@@ -130,9 +128,9 @@ static void contracts(void)
 	ht = cds_lfht_new(1, 1, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, NULL);
 	CHECK(ht, "new()");
 	rcu_read_lock();
-	CHECK(cds_lfht_add_unique(ht, hash_key(1), match, &a->key, &a->node) == &a->node,
+	CHECK(cds_lfht_add_unique(ht, hash_key(1), match, &a->item.key, &a->node) == &a->node,
 	      "add_unique of an absent key adds it");
-	CHECK(cds_lfht_add_unique(ht, hash_key(1), match, &b->key, &b->node) == &a->node,
+	CHECK(cds_lfht_add_unique(ht, hash_key(1), match, &b->item.key, &b->node) == &a->node,
 	      "add_unique of a present key returns the node present");
 	free(b);
 	for (int i = 0; i < 3; i++) {
@@ -161,7 +159,7 @@ static void contracts(void)
 	CHECK(cds_lfht_del(ht, &a->node) == 0 && cds_lfht_is_node_deleted(&a->node) &&
 	      cds_lfht_del(ht, &a->node) == -ENOENT && cds_lfht_del(ht, NULL) == -ENOENT,
 	      "del once, and only once");
-	cds_lfht_lookup(ht, hash_key(1), match, &a->key, &iter);
+	cds_lfht_lookup(ht, hash_key(1), match, &a->item.key, &iter);
 	CHECK(!cds_lfht_iter_get_node(&iter), "a deleted key is not found");
 	cds_lfht_count_nodes(ht, &before, &count, &after);
 	CHECK(count == 5 && before == 5 && after == 5, "count_nodes: %lu (%ld, %ld), not 5", count,
@@ -200,7 +198,7 @@ static void resizes_and_iteration(void)
 			      sizes[s]);
 		}
 		cds_lfht_for_each_entry(ht, &iter, it, node)
-			seen[it->key]++;
+			seen[it->item.key]++;
 		rcu_read_unlock();
 		for (unsigned k = 0; k < N; k++)
 			CHECK(seen[k] == 1, "iteration returned %u %u times", k, seen[k]);
@@ -256,23 +254,6 @@ static void unique_race(void)
 }
 
 static struct cds_lfht *ht;
-static atomic_bool stop;
-static atomic_ulong violations, iterations, lookups, resizes, updaters_done, min_resizes;
-
-static void violation(const char *fmt, unsigned long v)
-{
-	fprintf(stderr, "violation: ");
-	fprintf(stderr, fmt, v);
-	fputc('\n', stderr);
-	atomic_fetch_add(&violations, 1);
-}
-
-static bool intact(const struct item *it, unsigned long key)
-{
-	return __atomic_load_n(&it->magic, __ATOMIC_RELAXED) == LIVE &&
-	       __atomic_load_n(&it->key, __ATOMIC_RELAXED) == key &&
-	       __atomic_load_n(&it->check, __ATOMIC_RELAXED) == ~key;
-}
 
 static void poison_item(struct rcu_head *head)
 {
@@ -293,11 +274,12 @@ static void check_iteration(void)
 	memset(seen, 0, sizeof(seen));
 	rcu_read_lock();
 	cds_lfht_for_each(ht, &iter, n) {
-		struct item *it = item_of(n);
-		unsigned long key = __atomic_load_n(&it->key, __ATOMIC_RELAXED);
+		struct hash_item *it = &item_of(n)->item;
+		unsigned long key = hash_item_key(it);
 
-		if (key >= KEYS || !intact(it, key)) {
-			violation("iteration returned a poisoned or torn node (key %#lx)", key);
+		if (key >= KEYS || !hash_item_intact(it, key)) {
+			hash_stress_violation("iteration returned a poisoned or torn node (key %#lx)",
+					      key);
 			break;
 		}
 		if (seen[key] < 255)
@@ -306,43 +288,23 @@ static void check_iteration(void)
 	rcu_read_unlock();
 	for (unsigned long k = 0; k < STABLE; k++)
 		if (seen[k] != 1)
-			violation("iteration returned stable key %lu other than once", k);
-	atomic_fetch_add(&iterations, 1);
+			hash_stress_violation("iteration returned stable key %lu other than once", k);
 }
 
-static void *reader(void *arg)
+/* In the reader's section; the stable keys are there exactly once. */
+static void check_lookup(unsigned long key)
 {
-	uint64_t rng = (uintptr_t)arg * 0x9e3779b97f4a7c15ULL;
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *n;
+	unsigned long found = 0;
 
-	rcu_register_thread();
-	for (unsigned long i = 0; !atomic_load(&stop); i++) {
-		if (i % 64 == 63)
-			check_iteration();
-		rcu_read_lock();
-		for (int j = 0; j < 16; j++) {
-			struct cds_lfht_iter iter;
-			struct cds_lfht_node *n;
-			unsigned long key, found = 0;
-
-			rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-			key = (rng >> 33) % KEYS;
-			cds_lfht_for_each_duplicate(ht, hash_key(key), match, &key, &iter, n) {
-				if (!intact(item_of(n), key))
-					violation("lookup of %lu found a poisoned or foreign node", key);
-				found++;
-			}
-			if (key < STABLE && found != 1)
-				violation("a lookup of stable key %lu found it other than once", key);
-		}
-		rcu_read_unlock();
-		atomic_fetch_add_explicit(&lookups, 16, memory_order_relaxed);
-		if (atomic_load(&updaters_done) == UPDATERS &&
-		    atomic_load(&iterations) >= MIN_ITERATIONS &&
-		    atomic_load(&resizes) >= atomic_load(&min_resizes))
-			atomic_store(&stop, true);
+	cds_lfht_for_each_duplicate(ht, hash_key(key), match, &key, &iter, n) {
+		if (!hash_item_intact(&item_of(n)->item, key))
+			hash_stress_violation("lookup of %lu found a poisoned or foreign node", key);
+		found++;
 	}
-	rcu_unregister_thread();
-	return NULL;
+	if (key < STABLE && found != 1)
+		hash_stress_violation("a lookup of stable key %lu found it other than once", key);
 }
 
 static void update_one(unsigned long key, unsigned op)
@@ -363,7 +325,7 @@ static void update_one(unsigned long key, unsigned op)
 				n = cds_lfht_add_replace(ht, hash_key(key), match, &key, &it->node);
 		}
 		if (!n)
-			violation("stable key %lu was missing at its replacement", key);
+			hash_stress_violation("stable key %lu was missing at its replacement", key);
 		else
 			retire(n);
 	} else if (op % 2) {
@@ -379,74 +341,48 @@ static void update_one(unsigned long key, unsigned op)
 	rcu_read_unlock();
 }
 
-static void *updater(void *arg)
+/* Forced resizes to powers of two from 64 to 16384 buckets. */
+static bool resize(unsigned long r)
 {
-	uint64_t rng = (uintptr_t)arg * 0xbf58476d1ce4e5b9ULL;
-
-	rcu_register_thread();
-	for (unsigned i = 0; i < UPDATER_OPS && !atomic_load(&stop); i++) {
-		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-		update_one((rng >> 33) % KEYS, (unsigned)(rng >> 20));
-	}
-	atomic_fetch_add(&updaters_done, 1);
-	rcu_unregister_thread();
-	return NULL;
+	cds_lfht_resize(ht, 1UL << (6 + r % 9));
+	return true;
 }
 
-static void *resizer(void *arg)
-{
-	uint64_t rng = 12345;
-
-	rcu_register_thread();
-	while (!atomic_load(&stop)) {
-		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-		cds_lfht_resize(ht, 1UL << (6 + (rng >> 33) % 9));
-		atomic_fetch_add(&resizes, 1);
-	}
-	rcu_unregister_thread();
-	return NULL;
-}
+static const struct hash_stress stress_params = {
+	.readers = READERS,
+	.updaters = UPDATERS,
+	.register_thread = rcu_register_thread,
+	.unregister_thread = rcu_unregister_thread,
+	.read_lock = rcu_read_lock,
+	.read_unlock = rcu_read_unlock,
+	.iterate = check_iteration,
+	.iterate_every = ITERATE_EVERY,
+	.lookup = check_lookup,
+	.lookup_batch = LOOKUP_BATCH,
+	.lookup_keys = KEYS,
+	.update = update_one,
+	.update_ops = UPDATER_OPS,
+	.update_keys = KEYS,
+	.resize = resize,
+	.min_iterations = MIN_ITERATIONS,
+	.min_resizes = MIN_RESIZES,
+};
 
 static void stress(void *arg)
 {
 	bool busted = arg != NULL;
-	pthread_t r[READERS], u[UPDATERS], z;
-	uint64_t deadline = check_now_ns() + DEADLINE_NS;
 
 	quiesce_test_busted_rcuhash = busted ? BUSTED_COARSE_ORDER : 0;
 	ht = cds_lfht_new(1, 1, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, NULL);
 	for (unsigned long k = 0; k < KEYS; k += 1 + (k >= STABLE))
 		cds_lfht_add(ht, hash_key(k), &new_item(k)->node);
-	atomic_store(&stop, false);
-	atomic_store(&violations, 0);
-	atomic_store(&iterations, 0);
-	atomic_store(&resizes, 0);
-	atomic_store(&updaters_done, 0);
-	atomic_store(&min_resizes, busted ? BUSTED_MIN_RESIZES : MIN_RESIZES);
-	for (int i = 0; i < READERS; i++)
-		pthread_create(&r[i], NULL, reader, (void *)(uintptr_t)(i + 1));
-	for (int i = 0; i < UPDATERS; i++)
-		pthread_create(&u[i], NULL, updater, (void *)(uintptr_t)(i + 1));
-	pthread_create(&z, NULL, resizer, NULL);
-	check_preempt_start(r, READERS, 200);
-	while (!atomic_load(&stop) && !atomic_load(&violations)) {
-		CHECK(check_now_ns() < deadline, "hung: %lu lookups, %lu iterations, %lu resizes",
-		      atomic_load(&lookups), atomic_load(&iterations), atomic_load(&resizes));
-		check_sleep_us(10000);
-	}
-	atomic_store(&stop, true);
-	check_preempt_stop();
-	for (int i = 0; i < READERS; i++)
-		check_join_within(r[i], 60000, "reader");
-	for (int i = 0; i < UPDATERS; i++)
-		check_join_within(u[i], 60000, "updater");
-	check_join_within(z, 60000, "resizer");
-	CHECK(!atomic_load(&violations), "%lu violations", atomic_load(&violations));
+	hash_stress_run(&stress_params, busted);
 	empty_table(ht);
 	CHECK(cds_lfht_destroy(ht, NULL) == 0, "destroy");
 	rcu_barrier();
 	printf("cds_lfht: %lu lookups, %lu iterations, %lu forced resizes, no violation\n",
-	       atomic_load(&lookups), atomic_load(&iterations), atomic_load(&resizes));
+	       atomic_load(&hash_stress_lookups), atomic_load(&hash_stress_iterations),
+	       atomic_load(&hash_stress_resizes));
 }
 
 int main(void)

@@ -60,15 +60,57 @@ static bool elem_intact(const struct rcu_elem *e, unsigned long seq)
 	return true;
 }
 
-void rcu_pipeline_setup(struct torture_run *run, rcu_wait_fn wait)
+static int default_read_lock(struct rcu_pipeline *p)
 {
-	struct rcu_pipeline *p = calloc(1, sizeof(*p));
+	rcu_read_lock();
+	return 0;
+}
+
+static void default_read_unlock(struct rcu_pipeline *p, int idx)
+{
+	rcu_read_unlock();
+}
+
+/* The stall fault: now and then, one reader holds for several timeouts. */
+static void default_read_hold(struct torture_thread *t)
+{
+	if (rcu_long_read_due(t))
+		rcu_long_read_hold(t);
+}
+
+static unsigned long default_get_state(struct rcu_pipeline *p)
+{
+	return get_state_synchronize_rcu();
+}
+
+static bool default_poll_state(struct rcu_pipeline *p, unsigned long cookie)
+{
+	return poll_state_synchronize_rcu(cookie);
+}
+
+const struct rcu_pipeline_domain rcu_pipeline_default_domain = {
+	.register_thread = quiesce_rcu_register_thread,
+	.unregister_thread = quiesce_rcu_unregister_thread,
+	.read_lock = default_read_lock,
+	.read_unlock = default_read_unlock,
+	.read_hold = default_read_hold,
+	.get_state = default_get_state,
+	.poll_state = default_poll_state,
+};
+
+/* The stall fault is the default domain's: only its types enable it. */
+struct rcu_pipeline *rcu_pipeline_setup(struct torture_run *run, size_t size,
+					const struct rcu_pipeline_domain *domain, rcu_wait_fn wait)
+{
+	struct rcu_pipeline *p = calloc(1, size);
 
 	p->current = elem_new(0);
+	p->domain = domain;
 	p->wait = wait;
 	pthread_mutex_init(&p->retired_lock, NULL);
 	run->state = p;
 	rcu_stall_setup(run);
+	return p;
 }
 
 void rcu_pipeline_set_busted(bool on)
@@ -78,7 +120,10 @@ void rcu_pipeline_set_busted(bool on)
 
 void rcu_pipeline_thread_start(struct torture_thread *t)
 {
-	rcu_register_thread();
+	struct rcu_pipeline *p = t->run->state;
+
+	/* Registered before a signal handler's section can be its first. */
+	p->domain->register_thread();
 	if (t->role == TORTURE_WRITER) {
 		struct rcu_writer *w = calloc(1, sizeof(*w));
 
@@ -111,7 +156,7 @@ void rcu_pipeline_thread_stop(struct torture_thread *t, bool unregister)
 		free(r);
 	}
 	if (unregister)
-		rcu_unregister_thread();
+		p->domain->unregister_thread();
 }
 
 /* One read-side section; from a signal handler it is short and silent. */
@@ -119,29 +164,28 @@ static void read_section(struct torture_thread *t, bool in_handler)
 {
 	struct torture_run *run = t->run;
 	struct rcu_pipeline *p = run->state;
-	bool long_read = !in_handler && rcu_long_read_due(t);
-	struct rcu_elem *e;
-	unsigned long seq;
+	const struct rcu_pipeline_domain *d = p->domain;
+	int idx = d->read_lock(p);
+	struct rcu_elem *e = rcu_dereference(p->current);
+	unsigned long seq = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
 	unsigned age;
 	bool intact;
 
-	rcu_read_lock();
-	e = rcu_dereference(p->current);
-	seq = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
 	if (!in_handler) {
 		if (torture_one_in(t, 4)) {
 			/* A nested section must not end the protection early. */
-			rcu_read_lock();
+			int inner = d->read_lock(p);
+
 			torture_section_delay(t);
-			rcu_read_unlock();
+			d->read_unlock(p, inner);
 		}
 		torture_section_delay(t);
-		if (long_read)
-			rcu_long_read_hold(t);
+		if (d->read_hold)
+			d->read_hold(t);
 	}
 	intact = elem_intact(e, seq);
 	age = __atomic_load_n(&e->age, __ATOMIC_RELAXED);
-	rcu_read_unlock();
+	d->read_unlock(p, idx);
 
 	if (!intact)
 		torture_violation(run, TV_FREED, "%s found element %#lx poisoned or torn%s",
@@ -181,9 +225,10 @@ static void quarantine(struct rcu_writer *w, struct rcu_elem *e)
 
 bool rcu_pipeline_age(struct rcu_writer *w, struct rcu_elem *e)
 {
+	struct rcu_pipeline *p = w->run->state;
 	unsigned age = e->age + 1;
 
-	if (age == 2 && !poll_state_synchronize_rcu(e->cookie))
+	if (age == 2 && !p->domain->poll_state(p, e->cookie))
 		torture_violation(w->run, TV_COOKIE,
 				  "the cookie taken at the removal of %#lx is not done after its "
 				  "grace period", e->seq);
@@ -221,7 +266,7 @@ struct rcu_elem *rcu_pipeline_replace(struct torture_thread *t)
 	 * store before that one.
 	 */
 	__atomic_store_n(&old->age, 1, __ATOMIC_RELAXED);
-	old->cookie = get_state_synchronize_rcu();
+	old->cookie = p->domain->get_state(p);
 	return old;
 }
 

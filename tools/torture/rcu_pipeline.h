@@ -10,12 +10,20 @@
  * that did not wait for it.  At age RCU_PIPE_LEN an element is poisoned
  * and quarantined before it is really freed, so a reader that still holds
  * it sees the poison rather than reused memory.
+ *
+ * The check is the same on every domain; what differs is written once per
+ * domain in a struct rcu_pipeline_domain (how threads register, how a
+ * section is marked, the polled grace-period state) and per type in the
+ * writers' wait.  The default RCU domain's table is here, for the types
+ * rcu, rcu-expedited, rcu-poll and call-rcu; type_srcu.c and type_qsbr.c
+ * give theirs.
  */
 #ifndef QUIESCE_TORTURE_RCU_PIPELINE_H
 #define QUIESCE_TORTURE_RCU_PIPELINE_H
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -32,9 +40,31 @@ struct torture_thread;
 #define RCU_HIST_SLOTS (RCU_PIPE_LEN + 2)
 
 struct rcu_writer;
+struct rcu_pipeline;
 
 /* How a type's writers wait for a grace period after a removal. */
 typedef void (*rcu_wait_fn)(struct torture_thread *t);
+
+/*
+ * The domain a pipeline tortures.  read_lock returns what read_unlock
+ * takes (SRCU's index); read_hold, when set, runs inside a reader's
+ * section after its delay and may hold the section longer (the default
+ * domain's stall fault, SRCU's sleeps); get_state and poll_state are the
+ * domain's polled grace-period API, which checks the cookie a removal
+ * takes.
+ */
+struct rcu_pipeline_domain {
+	void (*register_thread)(void);
+	void (*unregister_thread)(void);
+	int (*read_lock)(struct rcu_pipeline *p);
+	void (*read_unlock)(struct rcu_pipeline *p, int idx);
+	void (*read_hold)(struct torture_thread *t);
+	unsigned long (*get_state)(struct rcu_pipeline *p);
+	bool (*poll_state)(struct rcu_pipeline *p, unsigned long cookie);
+};
+
+/* The default RCU domain: rcu_read_lock() and synchronize_rcu()'s grace periods. */
+extern const struct rcu_pipeline_domain rcu_pipeline_default_domain;
 
 struct rcu_elem {
 	unsigned magic;
@@ -62,6 +92,7 @@ struct rcu_writer {
 
 struct rcu_pipeline {
 	struct rcu_elem *current;
+	const struct rcu_pipeline_domain *domain;
 	rcu_wait_fn wait;
 	uint64_t hist[RCU_HIST_SLOTS];	/* the readers' histograms, summed */
 	long in_flight;			/* call-rcu: removed, not yet quarantined */
@@ -69,8 +100,13 @@ struct rcu_pipeline {
 	struct rcu_writer *retired;	/* stopped writers, freed in finish */
 };
 
-/* wait is NULL for call-rcu, whose writers do not wait. */
-void rcu_pipeline_setup(struct torture_run *run, rcu_wait_fn wait);
+/*
+ * Allocates the run's state, size bytes starting with the pipeline (a
+ * type may keep state of its own after it), and sets the pipeline up on
+ * domain.  wait is NULL for call-rcu, whose writers do not wait.
+ */
+struct rcu_pipeline *rcu_pipeline_setup(struct torture_run *run, size_t size,
+					const struct rcu_pipeline_domain *domain, rcu_wait_fn wait);
 
 /*
  * Publishes a new element and returns the one it replaced, now at age 1
@@ -85,7 +121,11 @@ struct rcu_elem *rcu_pipeline_replace(struct torture_thread *t);
  */
 bool rcu_pipeline_age(struct rcu_writer *w, struct rcu_elem *e);
 
-/* The struct torture_type operations the RCU types share. */
+/*
+ * The struct torture_type operations the pipeline's types share; a type
+ * may wrap one (QSBR's read goes online around it).  set_busted and
+ * grace_periods are the default domain's.
+ */
 void rcu_pipeline_set_busted(bool on);
 void rcu_pipeline_thread_start(struct torture_thread *t);
 void rcu_pipeline_thread_stop(struct torture_thread *t, bool unregister);

@@ -26,7 +26,7 @@ static void set_busted(bool on)
 
 static void setup(struct torture_run *run)
 {
-	rcu_pipeline_setup(run, NULL);
+	rcu_pipeline_setup(run, sizeof(struct rcu_pipeline), &rcu_pipeline_default_domain, NULL);
 }
 
 static void thread_start(struct torture_thread *t)

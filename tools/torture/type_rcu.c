@@ -46,17 +46,17 @@ static void wait_polled(struct torture_thread *t)
 
 static void setup_normal(struct torture_run *run)
 {
-	rcu_pipeline_setup(run, wait_normal);
+	rcu_pipeline_setup(run, sizeof(struct rcu_pipeline), &rcu_pipeline_default_domain, wait_normal);
 }
 
 static void setup_expedited(struct torture_run *run)
 {
-	rcu_pipeline_setup(run, wait_expedited);
+	rcu_pipeline_setup(run, sizeof(struct rcu_pipeline), &rcu_pipeline_default_domain, wait_expedited);
 }
 
 static void setup_polled(struct torture_run *run)
 {
-	rcu_pipeline_setup(run, wait_polled);
+	rcu_pipeline_setup(run, sizeof(struct rcu_pipeline), &rcu_pipeline_default_domain, wait_polled);
 }
 
 #define RCU_TYPE(type_name, type_doc, setup_fn)                 \

@@ -15,9 +15,8 @@
  * the wait for the index readers are not taking: src/rcu/srcu.h).
  */
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdlib.h>
 
+#include "rcu_pipeline.h"
 #include "torture.h"
 
 static void srcu_lock_window(void);
@@ -28,38 +27,20 @@ static void srcu_lock_window(void);
 
 #define SRCU_FAULTS (TORTURE_FAULT_DELAY | TORTURE_FAULT_SLEEP | TORTURE_FAULT_CHURN | \
 		     TORTURE_FAULT_FORK | TORTURE_FAULT_SIGNALS | TORTURE_FAULT_SHUFFLE)
-#define PIPE_LEN 10
-#define CHECK_WORDS 4
-#define QUARANTINE 4096
-#define ELEM_LIVE 0x53524355u
-#define POISON_WORD 0x6b6b6b6b6b6b6b6bUL
 
-struct elem {
-	unsigned magic;
-	unsigned age;
-	unsigned long seq;
-	unsigned long check[CHECK_WORDS];
-	unsigned long cookie;		/* the polled state at removal */
-	struct elem *next;		/* the writer's removed list */
-};
-
-struct writer {
-	unsigned long seq;
-	struct elem *removed;		/* ages 1 to PIPE_LEN - 1 */
-	struct elem **quarantine;
-	unsigned quarantine_next;
-	struct writer *next_retired;
-};
-
+/* The run's state: the pipeline first, then its domain. */
 struct srcu_torture {
+	struct rcu_pipeline pipeline;
 	struct srcu_struct ss;
-	struct elem *current;
-	pthread_mutex_t retired_lock;
-	struct writer *retired;		/* stopped writers, freed in finish */
 	uint64_t sleeps;		/* sections that slept */
 	uint64_t final_grace_periods;	/* counted in finish, before the cleanup */
 	bool cleaned_up;
 };
+
+static struct srcu_torture *srcu_of(struct rcu_pipeline *p)
+{
+	return container_of(p, struct srcu_torture, pipeline);
+}
 
 static void srcu_lock_window(void)
 {
@@ -69,137 +50,59 @@ static void srcu_lock_window(void)
 		torture_sleep_ns(torture_random(t) % 500000);
 }
 
-static unsigned long check_word(unsigned long seq, int i)
+static int torture_srcu_read_lock(struct rcu_pipeline *p)
 {
-	return seq * 0x9e3779b97f4a7c15UL + (unsigned long)i;
+	return srcu_read_lock(&srcu_of(p)->ss);
 }
 
-static struct elem *elem_new(unsigned long seq)
+static void torture_srcu_read_unlock(struct rcu_pipeline *p, int idx)
 {
-	struct elem *e = calloc(1, sizeof(*e));
-
-	e->magic = ELEM_LIVE;
-	e->seq = seq;
-	for (int i = 0; i < CHECK_WORDS; i++)
-		e->check[i] = check_word(seq, i);
-	return e;
+	srcu_read_unlock(&srcu_of(p)->ss, idx);
 }
 
-/* Relaxed atomics: a busted run's reader must see poison, not a race. */
-static void elem_poison(struct elem *e)
+/* SRCU readers may sleep: now and then, hold the section across one. */
+static void torture_srcu_read_hold(struct torture_thread *t)
 {
-	__atomic_store_n(&e->magic, (unsigned)POISON_WORD, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->seq, POISON_WORD, __ATOMIC_RELAXED);
-	for (int i = 0; i < CHECK_WORDS; i++)
-		__atomic_store_n(&e->check[i], POISON_WORD, __ATOMIC_RELAXED);
+	struct srcu_torture *s = srcu_of(t->run->state);
+
+	if ((t->run->opt->faults & TORTURE_FAULT_SLEEP) && torture_one_in(t, 16)) {
+		torture_sleep_ns(10000 + torture_random(t) % 500000);
+		__atomic_fetch_add(&s->sleeps, 1, __ATOMIC_RELAXED);
+	}
 }
 
-static bool elem_intact(const struct elem *e, unsigned long seq)
+static unsigned long torture_srcu_get_state(struct rcu_pipeline *p)
 {
-	if (__atomic_load_n(&e->magic, __ATOMIC_RELAXED) != ELEM_LIVE)
-		return false;
-	for (int i = 0; i < CHECK_WORDS; i++)
-		if (__atomic_load_n(&e->check[i], __ATOMIC_RELAXED) != check_word(seq, i))
-			return false;
-	return true;
+	return get_state_synchronize_srcu(&srcu_of(p)->ss);
 }
+
+static bool torture_srcu_poll_state(struct rcu_pipeline *p, unsigned long cookie)
+{
+	return poll_state_synchronize_srcu(&srcu_of(p)->ss, cookie);
+}
+
+/*
+ * A thread's first section registers it as rcu_read_lock() does, which
+ * takes a lock: a section in a signal handler may not be the first.
+ */
+static const struct rcu_pipeline_domain srcu_domain = {
+	.register_thread = quiesce_rcu_register_thread,
+	.unregister_thread = quiesce_rcu_unregister_thread,
+	.read_lock = torture_srcu_read_lock,
+	.read_unlock = torture_srcu_read_unlock,
+	.read_hold = torture_srcu_read_hold,
+	.get_state = torture_srcu_get_state,
+	.poll_state = torture_srcu_poll_state,
+};
 
 static void srcu_set_busted(bool on)
 {
 	QUIESCE_STORE(&quiesce_test_busted_srcu, on);
 }
 
-static void srcu_setup(struct torture_run *run)
+static void wait_grace_period(struct torture_thread *t)
 {
-	struct srcu_torture *s = calloc(1, sizeof(*s));
-
-	quiesce_init_srcu_struct_name(&s->ss, "torture");
-	s->current = elem_new(0);
-	pthread_mutex_init(&s->retired_lock, NULL);
-	run->state = s;
-}
-
-static void srcu_thread_start(struct torture_thread *t)
-{
-	/* Registered before a signal handler's section can be its first. */
-	rcu_register_thread();
-	if (t->role == TORTURE_WRITER) {
-		struct writer *w = calloc(1, sizeof(*w));
-
-		w->seq = (unsigned long)(t->id + 1) << 40;
-		w->quarantine = calloc(QUARANTINE, sizeof(*w->quarantine));
-		t->priv = w;
-	}
-}
-
-static void srcu_thread_stop(struct torture_thread *t, bool unregister)
-{
-	struct srcu_torture *s = t->run->state;
-
-	if (t->role == TORTURE_WRITER) {
-		struct writer *w = t->priv;
-
-		/* Readers may still hold these: freed once all have stopped. */
-		pthread_mutex_lock(&s->retired_lock);
-		w->next_retired = s->retired;
-		s->retired = w;
-		pthread_mutex_unlock(&s->retired_lock);
-	}
-	if (unregister)
-		rcu_unregister_thread();
-}
-
-static void read_section(struct torture_thread *t, bool in_handler)
-{
-	struct torture_run *run = t->run;
-	struct srcu_torture *s = run->state;
-	int idx = srcu_read_lock(&s->ss);
-	struct elem *e = srcu_dereference(s->current, &s->ss);
-	unsigned long seq = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
-	unsigned age;
-	bool intact;
-
-	if (!in_handler) {
-		if (torture_one_in(t, 4)) {
-			/* A nested section must not end the protection early. */
-			int inner = srcu_read_lock(&s->ss);
-
-			torture_section_delay(t);
-			srcu_read_unlock(&s->ss, inner);
-		}
-		torture_section_delay(t);
-		if ((run->opt->faults & TORTURE_FAULT_SLEEP) && torture_one_in(t, 16)) {
-			/* SRCU readers may sleep: hold the section across one. */
-			torture_sleep_ns(10000 + torture_random(t) % 500000);
-			__atomic_fetch_add(&s->sleeps, 1, __ATOMIC_RELAXED);
-		}
-	}
-	intact = elem_intact(e, seq);
-	age = __atomic_load_n(&e->age, __ATOMIC_RELAXED);
-	srcu_read_unlock(&s->ss, idx);
-
-	if (!intact)
-		torture_violation(run, TV_FREED, "%s found element %#lx poisoned or torn%s", t->name,
-				  seq, in_handler ? " (in a signal handler)" : "");
-	else if (age > 1)
-		torture_violation(run, TV_AGE, "%s held element %#lx across %u grace periods%s",
-				  t->name, seq, age - 1, in_handler ? " (in a signal handler)" : "");
-	if (!in_handler)
-		torture_count_op(t);
-}
-
-static void srcu_read(struct torture_thread *t)
-{
-	read_section(t, false);
-}
-
-static void srcu_signal_read(struct torture_thread *t)
-{
-	read_section(t, true);
-}
-
-static void wait_grace_period(struct torture_thread *t, struct srcu_struct *ss)
-{
+	struct srcu_struct *ss = &srcu_of(t->run->state)->ss;
 	unsigned long cookie;
 
 	switch (torture_random(t) % 5) {
@@ -222,51 +125,17 @@ static void wait_grace_period(struct torture_thread *t, struct srcu_struct *ss)
 	}
 }
 
-static void quarantine(struct writer *w, struct elem *e)
+static void srcu_setup(struct torture_run *run)
 {
-	struct elem *evicted = w->quarantine[w->quarantine_next];
+	struct rcu_pipeline *p =
+		rcu_pipeline_setup(run, sizeof(struct srcu_torture), &srcu_domain, wait_grace_period);
 
-	elem_poison(e);
-	w->quarantine[w->quarantine_next] = e;
-	w->quarantine_next = (w->quarantine_next + 1) % QUARANTINE;
-	free(evicted);
-}
-
-static void srcu_write(struct torture_thread *t)
-{
-	struct torture_run *run = t->run;
-	struct srcu_torture *s = run->state;
-	struct writer *w = t->priv;
-	struct elem *old = rcu_xchg_pointer(&s->current, elem_new(++w->seq)), **link, *e;
-
-	/* Removed; the grace period that ages it next orders this store first. */
-	__atomic_store_n(&old->age, 1, __ATOMIC_RELAXED);
-	old->cookie = get_state_synchronize_srcu(&s->ss);
-	old->next = w->removed;
-	w->removed = old;
-	wait_grace_period(t, &s->ss);
-	for (link = &w->removed; (e = *link);) {
-		unsigned age = e->age + 1;
-
-		if (age == 2 && !poll_state_synchronize_srcu(&s->ss, e->cookie))
-			torture_violation(run, TV_COOKIE,
-					  "the cookie taken at the removal of %#lx is not done after "
-					  "its grace period", e->seq);
-		__atomic_store_n(&e->age, age, __ATOMIC_RELAXED);
-		if (age < PIPE_LEN) {
-			link = &e->next;
-			continue;
-		}
-		*link = e->next;
-		quarantine(w, e);
-	}
-	torture_count_op(t);
-	torture_writer_pause(t);
+	quiesce_init_srcu_struct_name(&srcu_of(p)->ss, "torture");
 }
 
 static uint64_t srcu_grace_periods(struct torture_run *run)
 {
-	struct srcu_torture *s = run->state;
+	struct srcu_torture *s = srcu_of(run->state);
 
 	if (QUIESCE_LOAD_ACQUIRE(&s->cleaned_up))
 		return s->final_grace_periods;
@@ -276,35 +145,20 @@ static uint64_t srcu_grace_periods(struct torture_run *run)
 
 static void srcu_finish(struct torture_run *run)
 {
-	struct srcu_torture *s = run->state;
-	struct writer *w, *next;
+	struct srcu_torture *s = srcu_of(run->state);
 
-	for (w = s->retired; w; w = next) {
-		struct elem *e, *e_next;
-
-		next = w->next_retired;
-		for (e = w->removed; e; e = e_next) {
-			e_next = e->next;
-			free(e);
-		}
-		for (unsigned i = 0; i < QUARANTINE; i++)
-			free(w->quarantine[i]);
-		free(w->quarantine);
-		free(w);
-	}
-	free(s->current);
+	rcu_pipeline_finish(run);
 	/* Every thread has finished: no section is open, no grace period runs. */
 	s->final_grace_periods = srcu_grace_periods(run);
 	QUIESCE_STORE_RELEASE(&s->cleaned_up, true);
 	cleanup_srcu_struct(&s->ss);
-	pthread_mutex_destroy(&s->retired_lock);
 }
 
 static void srcu_report(struct torture_run *run, FILE *out, bool json)
 {
-	struct srcu_torture *s = run->state;
-	uint64_t sleeps = QUIESCE_LOAD(&s->sleeps);
+	uint64_t sleeps = QUIESCE_LOAD(&srcu_of(run->state)->sleeps);
 
+	rcu_pipeline_report(run, out, json);
 	if (json)
 		fprintf(out, ",\"sections_slept\":%" PRIu64, sleeps);
 	else
@@ -317,11 +171,11 @@ const struct torture_type torture_type_srcu = {
 	.faults = SRCU_FAULTS,
 	.set_busted = srcu_set_busted,
 	.setup = srcu_setup,
-	.thread_start = srcu_thread_start,
-	.thread_stop = srcu_thread_stop,
-	.read = srcu_read,
-	.write = srcu_write,
-	.signal_read = srcu_signal_read,
+	.thread_start = rcu_pipeline_thread_start,
+	.thread_stop = rcu_pipeline_thread_stop,
+	.read = rcu_pipeline_read,
+	.write = rcu_pipeline_write,
+	.signal_read = rcu_pipeline_signal_read,
 	.grace_periods = srcu_grace_periods,
 	.finish = srcu_finish,
 	.report = srcu_report,
