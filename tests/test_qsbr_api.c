@@ -158,7 +158,7 @@ static char reported_name[16];
 
 static void on_stall(const struct quiesce_rcu_stall *stall)
 {
-	if (stall->phase != QUIESCE_RCU_STALL_READER || atomic_load(&reports))
+	if (stall->phase != QUIESCE_RCU_STALL_QSBR_ONLINE || atomic_load(&reports))
 		return;
 	snprintf(reported_name, sizeof(reported_name), "%s", stall->thread_name);
 	atomic_store(&reported_tid, stall->tid);
@@ -180,6 +180,38 @@ static void test_stall(void)
 	      atomic_load(&reported_tid), reported_name, atomic_load(&holder.tid));
 	quiesce_rcu_set_stall_handler(NULL);
 	quiesce_rcu_set_stall_timeout_ms(0);
+}
+
+static void *release_holder_later(void *arg)
+{
+	(void)arg;
+	check_sleep_us(400000);	/* two reports at a 100 ms timeout */
+	atomic_store(&holder.release, true);
+	return NULL;
+}
+
+/* In a child: the default printer's message for a QSBR stall. */
+static void child_prints_stall(void *arg)
+{
+	pthread_t t;
+
+	(void)arg;
+	quiesce_rcu_set_stall_timeout_ms(100);
+	holder_start("qsbr-printed");
+	pthread_create(&t, NULL, release_holder_later, NULL);
+	rcu_qsbr_synchronize_rcu();
+	_exit(0);
+}
+
+static void test_stall_printed(void)
+{
+	char err[4096];
+	int status = check_run_child(child_prints_stall, NULL, err, sizeof(err));
+
+	CHECK(status == 0, "child status %#x, stderr: %s", status, err);
+	CHECK(strstr(err, "QSBR stall: thread ") && strstr(err, "(\"qsbr-printed\") has stayed "
+							 "online without a quiescent state"),
+	      "no QSBR stall message naming the thread: %s", err);
 }
 
 static void *exit_online(void *arg)
@@ -287,6 +319,7 @@ int main(void)
 	if (!QUIESCE_TSAN_ON) {
 		test_exit_online();
 		test_fork();
+		test_stall_printed();
 	}
 	printf("qsbr api: all checks passed\n");
 	return 0;

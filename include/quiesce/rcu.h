@@ -305,7 +305,8 @@ QUIESCE_API void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out);
  * Stall warnings.  A grace period that has waited longer than the timeout
  * (default 21000 ms, QUIESCE_STALL_TIMEOUT_MS, or this call) reports what
  * it waits for, then again at doubling intervals: a reader that holds a
- * critical section, or, in the barrier phase, a thread that cannot answer
+ * critical section, a QSBR thread that stays online without announcing a
+ * quiescent state, or, in the barrier phase, a thread that cannot answer
  * the signal handshake (it blocks the signal and keeps running) or a
  * kernel barrier call that took that long (reported once it returns: the
  * kernel's own grace period bounds it).  The handler replaces the printer;
@@ -314,6 +315,8 @@ QUIESCE_API void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out);
 enum quiesce_rcu_stall_phase {
 	QUIESCE_RCU_STALL_READER,	/* a reader is inside a critical section */
 	QUIESCE_RCU_STALL_BARRIER,	/* the grace period's heavy barrier */
+	/* An online QSBR thread has announced no quiescent state (rcu_qsbr.h). */
+	QUIESCE_RCU_STALL_QSBR_ONLINE,
 };
 struct quiesce_rcu_stall {
 	int tid;			/* the thread waited for; 0: none (see detail) */

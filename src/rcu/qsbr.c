@@ -106,9 +106,11 @@ static unsigned qsbr_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_st
 			skip_one = false;
 			continue;
 		}
-		if (blocking < cap)
+		if (blocking < cap) {
 			quiesce_stall_describe_thread(&stalled[blocking], names[blocking], e->tid,
 						      e->thread);
+			stalled[blocking].phase = QUIESCE_RCU_STALL_QSBR_ONLINE;
+		}
 		blocking++;
 	}
 	pthread_mutex_unlock(&quiesce_qsbr_registry_lock);

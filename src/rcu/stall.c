@@ -63,6 +63,12 @@ static void print_stall(const struct quiesce_rcu_stall *stall)
 			"quiesce: RCU stall: thread %d (\"%s\") has held a read-side critical "
 			"section while a grace period waited %" PRIu64 " ms\n",
 			stall->tid, stall->thread_name, stall->waited_ms);
+	else if (stall->phase == QUIESCE_RCU_STALL_QSBR_ONLINE)
+		fprintf(stderr,
+			"quiesce: QSBR stall: thread %d (\"%s\") has stayed online without a "
+			"quiescent state while a grace period waited %" PRIu64 " ms (call "
+			"rcu_quiescent_state() in its loop, or go offline around what blocks)\n",
+			stall->tid, stall->thread_name, stall->waited_ms);
 	else if (stall->tid)
 		fprintf(stderr,
 			"quiesce: RCU stall: thread %d (\"%s\") has held up a grace period's "
@@ -96,15 +102,7 @@ void quiesce_stall_describe_thread(struct quiesce_rcu_stall *stall, char name[16
 
 void quiesce_stall_report(const struct quiesce_rcu_stall *stall)
 {
-	struct quiesce_rcu_stall reader = {
-		.tid = stall->tid,
-		.thread_name = stall->thread_name,
-		.waited_ms = stall->waited_ms,
-		.phase = QUIESCE_RCU_STALL_READER,
-		.detail = stall->detail,
-	};
-
-	deliver(&reader);
+	deliver(stall);
 }
 
 void quiesce_stall_report_barrier(int tid, const char *thread_name, uint64_t waited_ns,

@@ -31,9 +31,10 @@ void quiesce_stall_describe_thread(struct quiesce_rcu_stall *stall, char name[16
 				   pthread_t thread);
 
 /*
- * Reports one stalled reader (its tid, name and waited_ms; or, for readers
- * that belong to no thread, as an SRCU domain's, tid 0 and a detail line
- * that says what holds the grace period) to the handler, or prints it.
+ * Reports one stalled reader (its tid, name, waited_ms and phase: READER,
+ * or QSBR_ONLINE for a QSBR thread; or, for readers that belong to no
+ * thread, as an SRCU domain's, tid 0 and a detail line that says what
+ * holds the grace period) to the handler, or prints it.
  */
 void quiesce_stall_report(const struct quiesce_rcu_stall *stall);
 
