@@ -27,7 +27,8 @@
  *   state.  Go offline around anything that blocks (I/O, a lock, a sleep):
  *   quiesce_qsbr_offline_while(expr) evaluates expr offline.  A thread
  *   that announces nothing for the stall timeout (rcu.h) is reported by
- *   id and name, as a reader holding a section.
+ *   id and name, in phase QUIESCE_RCU_STALL_QSBR_ONLINE ("QSBR stall:
+ *   thread N ("name") has stayed online without a quiescent state ...").
  * - quiesce_qsbr_synchronize_rcu() and quiesce_qsbr_barrier() from an
  *   online thread would wait for that thread itself: they abort with a
  *   message.  Go offline first (liburcu does that silently; quiesce does
