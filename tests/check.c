@@ -242,6 +242,15 @@ void check_preempt_start(const pthread_t *threads, int n, unsigned period_us)
 	      "cannot start the preemption injector");
 }
 
+void check_read_window(void)
+{
+	static __thread unsigned seed = 11;
+	unsigned r = (unsigned)rand_r(&seed);
+
+	if (r % 64 == 0)
+		check_sleep_us(20 + r / 64 % 61);
+}
+
 void check_preempt_stop(void)
 {
 	atomic_store(&preempt.stop, true);

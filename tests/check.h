@@ -165,6 +165,15 @@ void check_preempt_start(const pthread_t *threads, int n, unsigned period_us);
 void check_preempt_stop(void);
 
 /*
+ * For QUIESCE_TEST_PERCPU_READ_WINDOW (percpu_rwsem.h): once in 64 calls
+ * on a thread, sleeps 20-80 us, as a reader preempted between its look at
+ * the gate and its count update would.  Unlike the injector's signals this
+ * lands in that window under valgrind too, whose threads take signals only
+ * between blocks of code.
+ */
+void check_read_window(void);
+
+/*
  * Holds the call_rcu() callback thread: queues a callback that blocks until
  * check_cb_release(), and returns once it runs (failing as hung after
  * CHECK_HANG_MS).  The thread runs callbacks one at a time, so until the

@@ -4,7 +4,8 @@
  * reopens and releases blocked starters, misuse is refused or aborts, and
  * a stress in which no work may be in flight while the freezer is frozen,
  * with a busted control (rcu_sync skips its grace periods) that must be
- * caught.
+ * caught: RCU readers stop now and then between their look at the gate
+ * and their count update (check_read_window()), where it shows.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -12,6 +13,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+void check_read_window(void);
+#define QUIESCE_TEST_PERCPU_READ_WINDOW() check_read_window()
 #include <quiesce/freeze.h>
 
 #include "check.h"

@@ -7,9 +7,10 @@
  * writers; a burst of writers closes the gate exactly once; release on
  * another thread; misuse.  tests/percpu.cmake runs it again without rseq.
  *
- * Readers run under the preemption injector (check.h): the busted control
- * only shows when a reader stops between its look at the gate and its
- * count update.
+ * Readers run under the preemption injector (check.h), and RCU readers
+ * also stop now and then between their look at the gate and their count
+ * update (check_read_window()): the busted control only shows when a
+ * reader stops there.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -18,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+void check_read_window(void);
+#define QUIESCE_TEST_PERCPU_READ_WINDOW() check_read_window()
 #include <quiesce/percpu_rwsem.h>
 
 #include "check.h"

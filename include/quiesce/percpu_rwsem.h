@@ -101,6 +101,16 @@ static inline bool quiesce_percpu_rwsem_fast_add(struct quiesce_percpu_rwsem *se
 		return quiesce_percpu_count_add_if_open(sem->read_count, &sem->rss.gp_state, delta);
 	quiesce_rcu_read_lock();
 	idle = quiesce_rcu_sync_is_idle(&sem->rss);
+	/*
+	 * Test-only: QUIESCE_TEST_PERCPU_READ_WINDOW(), defined before this
+	 * header is included, runs between the look at the gate and the add,
+	 * so that stress tests can stop readers there far more often than
+	 * preemption does (a writer that closes the gate without waiting for
+	 * readers in this window is what their busted controls are).
+	 */
+#ifdef QUIESCE_TEST_PERCPU_READ_WINDOW
+	QUIESCE_TEST_PERCPU_READ_WINDOW();
+#endif
 	if (QUIESCE_LIKELY(idle))
 		quiesce_percpu_count_add(sem->read_count, delta);
 	quiesce_rcu_read_unlock();
