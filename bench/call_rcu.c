@@ -1,5 +1,6 @@
 /*
- * call-rcu: call_rcu() end to end, against liburcu's call_rcu.
+ * call-rcu: call_rcu() end to end, against liburcu's call_rcu; quiesce's
+ * call_srcu() on one SRCU domain runs the same rows beside them.
  *
  * One and two threads each allocate small objects and queue each for
  * freeing after a grace period; the figure is callbacks per second from the
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 
 #include <quiesce/rcu.h>
+#include <quiesce/srcu.h>
 
 #include "bench.h"
 #include "call_rcu_flavor.h"
@@ -47,6 +49,27 @@ const struct qb_cb_flavor qb_quiesce_call_rcu = {
 	.unregister_thread = quiesce_rcu_unregister_thread,
 	.queue = queue,
 	.barrier = quiesce_rcu_barrier,
+};
+
+static DEFINE_SRCU(bench_cb_srcu);
+
+static void queue_srcu(void *obj)
+{
+	call_srcu(&bench_cb_srcu, (struct rcu_head *)obj, free_object);
+}
+
+static void barrier_srcu(void)
+{
+	srcu_barrier(&bench_cb_srcu);
+}
+
+/* One SRCU domain's callbacks: its shared queue, with no reader to wait for. */
+static const struct qb_cb_flavor srcu_flavor = {
+	.name = "quiesce call_srcu",
+	.register_thread = quiesce_rcu_register_thread,
+	.unregister_thread = quiesce_rcu_unregister_thread,
+	.queue = queue_srcu,
+	.barrier = barrier_srcu,
 };
 
 struct enqueuer {
@@ -140,6 +163,7 @@ static double run(const struct qb_cb_flavor *flavor, int threads, long per_threa
 
 static const struct qb_cb_flavor *const flavors[] = {
 	&qb_quiesce_call_rcu,
+	&srcu_flavor,
 #ifdef QUIESCE_HAVE_URCU
 	&qb_urcu_call_rcu,
 #endif
@@ -171,8 +195,10 @@ static void throughput(const struct qb_options *opt, int threads, uint64_t start
 		if (queued < per_thread * threads * opt->repetitions)
 			qb_note("%ld callbacks in %d repetitions", queued, opt->repetitions);
 	}
+	qb_ratio(EXPERIMENT, metric, srcu_flavor.name, qb_quiesce_call_rcu.name, NULL);
 #ifdef QUIESCE_HAVE_URCU
 	qb_ratio(EXPERIMENT, metric, qb_quiesce_call_rcu.name, qb_urcu_call_rcu.name, ">= 1.0");
+	qb_ratio(EXPERIMENT, metric, srcu_flavor.name, qb_urcu_call_rcu.name, NULL);
 #endif
 }
 
