@@ -875,7 +875,10 @@ void quiesce_cb_domain_destroy(struct quiesce_cb_domain *cbd)
 	if (worker_alive(cbd))
 		stop_worker(cbd, QUIESCE_CB_WORKER_GONE, 0);
 	pthread_mutex_unlock(&cbd->start_lock);
-	/* After the worker: it may have counted calls of its callbacks' own. */
+	/*
+	 * After the worker has stopped: its thread's exit added what calls
+	 * made by its callbacks left in its slots.
+	 */
 	forget_counts(cbd);
 	pthread_mutex_lock(&domains_lock);
 	for (struct quiesce_cb_domain **p = &domains; *p; p = &(*p)->next_listed) {
