@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -371,15 +372,34 @@ static void child_null_func(void *unused)
 	quiesce_cb_domain_call(&misuse, &head, NULL);
 }
 
-/* The child has no callback thread of its parent's; it starts its own. */
+/*
+ * The child has no callback thread of its parent's; it starts its own.  Its
+ * backlog starts at 0 and so does the forking thread's slot, which held
+ * some of the parent's calls: once the child's callbacks have run, the
+ * backlog counts no call that the child did not make (with one call short
+ * of a full slot, the parent's would fill it and be added).
+ */
+#define PARENT_CALLS 3
+#define CHILD_CALLS (QUIESCE_CB_BACKLOG_FLUSH - 1)
 static struct quiesce_cb_domain forked;
 static atomic_ulong forked_count;
 
 static void child_uses_domain(void *unused)
 {
-	queue_counted(&forked, &forked_count);
+	for (int i = 0; i < CHILD_CALLS; i++)
+		queue_counted(&forked, &forked_count);
 	quiesce_cb_domain_barrier(&forked, "test_barrier");
-	exit(atomic_load(&forked_count) == 2 ? 0 : 1);
+	if (atomic_load(&forked_count) != PARENT_CALLS + CHILD_CALLS) {
+		fprintf(stderr, "the child's barrier returned after %lu callbacks\n",
+			atomic_load(&forked_count));
+		exit(1);
+	}
+	if (QUIESCE_LOAD(&forked.backlog) > 0) {
+		fprintf(stderr, "the child's backlog is %ld once every callback ran\n",
+			QUIESCE_LOAD(&forked.backlog));
+		exit(1);
+	}
+	exit(0);
 }
 
 static void test_fork(void)
@@ -388,7 +408,8 @@ static void test_fork(void)
 	int status;
 
 	quiesce_cb_domain_init(&forked, &quiesce_rcu_domain, "test-fork");
-	queue_counted(&forked, &forked_count);
+	for (int i = 0; i < PARENT_CALLS; i++)
+		queue_counted(&forked, &forked_count);
 	quiesce_cb_domain_barrier(&forked, "test_barrier");
 	status = check_run_child(child_uses_domain, NULL, err, sizeof(err));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
