@@ -67,23 +67,26 @@
  * thread, COUNT_SLOTS slots chosen by a hash of the domain's address, so a
  * thread holds counts for a few domains however many exist:
  *  - a call to the domain that holds its slot adds one to the slot, which
- *    no other thread writes; the QUIESCE_CB_BACKLOG_FLUSH-th adds them to
+ *    only its thread writes; the QUIESCE_CB_BACKLOG_FLUSH-th adds them to
  *    the backlog and checks the marks;
- *  - a call to another domain takes the slot: it adds what the slot held
- *    to the previous domain's backlog (eviction) and its own call directly
- *    to its domain's, checking the marks whenever that add carries the
- *    backlog past a multiple of QUIESCE_CB_BACKLOG_FLUSH, so that a thread
- *    alternating between two domains of one slot is still throttled;
+ *  - a call to another domain takes the slot if it is free or holds no
+ *    count (one compare-and-swap of the slot's domain); otherwise it adds
+ *    itself directly to its domain's backlog, checking the marks whenever
+ *    that add carries the backlog past a multiple of
+ *    QUIESCE_CB_BACKLOG_FLUSH, so that a thread alternating between two
+ *    domains of one slot is still throttled (and pays one shared add per
+ *    call to the one without the slot);
  *  - the thread's exit adds what its slots hold.
- * The hazard is memory: a slot may name a domain that is then destroyed
- * (its callbacks have run, its counts are still in the slot), and a later
- * eviction would write into freed memory.  So destroy() frees the slots
- * naming the domain in every thread's cache, each under that thread's
- * lock, and a thread writes into a domain other than the one it is calling
- * (eviction, exit) only under its own lock, having reread the slot there.
- * Without the lock it writes only into the domain it is calling, which its
- * caller guarantees exists.  Locks: counters_lock, then one thread's
- * counter lock; neither is held while taking a domain's.
+ * So a thread writes a count into a domain other than the one it is
+ * calling only at exit.  The hazard is memory: a slot may name a domain
+ * that is then destroyed (its callbacks have run, its counts are still in
+ * the slot), and the exit must not write into freed memory.  destroy()
+ * frees the slots naming the domain (compare-and-swap to NULL, racing the
+ * owner's own) in every thread's cache, each under that thread's lock,
+ * and the exit adds what its slots hold under the same lock.  Elsewhere a
+ * thread writes only into the domain it is calling, which its caller
+ * guarantees exists.  Locks: counters_lock, then one thread's counter
+ * lock; neither is held while taking a domain's.
  *
  * Exit and fork: every domain that was ever used is on a list.  At exit()
  * each domain's pending callbacks get to run (within a bound), then its
@@ -507,18 +510,18 @@ void quiesce_cb_null_func(struct quiesce_rcu_head *head)
 #define COUNT_SLOTS (1u << COUNT_SLOT_BITS)
 
 struct count_slot {
-	struct quiesce_cb_domain *cbd;	/* NULL: free */
-	unsigned calls;			/* not yet added to cbd->backlog */
+	/*
+	 * NULL: free.  Set by the owner, freed by the owner at exit or by
+	 * destroy(), with compare-and-swap as they may race.
+	 */
+	struct quiesce_cb_domain *cbd;
+	unsigned calls;			/* not yet added to cbd->backlog; the owner's */
 };
 
-/*
- * One thread's slots.  Its owner writes them; destroy() frees a slot under
- * the owner's lock.  Relaxed atomics for the fields the owner reads without
- * its lock.
- */
+/* One thread's slots (relaxed atomics where destroy() reads them). */
 struct cb_counter {
 	struct count_slot slots[COUNT_SLOTS];
-	pthread_mutex_t lock;		/* see "Counting" at the top */
+	pthread_mutex_t lock;		/* exit against destroy(): see the top */
 	struct list_head link;		/* in counters, under counters_lock */
 	bool registered;
 };
@@ -556,18 +559,6 @@ static void add_to_backlog(struct quiesce_cb_domain *cbd, long n)
 		quiesce_cb_throttle(cbd);
 }
 
-/* Under the owner's lock: adds what the slot holds to its domain, and frees it. */
-static void evict(struct count_slot *slot)
-{
-	struct quiesce_cb_domain *cbd = QUIESCE_LOAD(&slot->cbd);
-	unsigned calls = QUIESCE_LOAD(&slot->calls);
-
-	if (cbd && calls)
-		__atomic_fetch_add(&cbd->backlog, (long)calls, __ATOMIC_RELAXED);
-	QUIESCE_STORE(&slot->cbd, NULL);
-	QUIESCE_STORE(&slot->calls, 0);
-}
-
 /* At thread exit: adds what every slot holds, then leaves the list. */
 static void counter_exit(void *unused)
 {
@@ -576,8 +567,15 @@ static void counter_exit(void *unused)
 	if (!self->registered)
 		return;
 	pthread_mutex_lock(&self->lock);
-	for (unsigned i = 0; i < COUNT_SLOTS; i++)
-		evict(&self->slots[i]);
+	for (unsigned i = 0; i < COUNT_SLOTS; i++) {
+		struct count_slot *slot = &self->slots[i];
+		/* Under the lock: destroy() frees no slot meanwhile. */
+		struct quiesce_cb_domain *cbd = QUIESCE_LOAD(&slot->cbd);
+
+		if (cbd && slot->calls)
+			__atomic_fetch_add(&cbd->backlog, (long)slot->calls, __ATOMIC_RELAXED);
+		QUIESCE_STORE(&slot->cbd, NULL);
+	}
 	pthread_mutex_unlock(&self->lock);
 	/* Its slots are free: destroy() has nothing more to look at here. */
 	pthread_mutex_lock(&counters_lock);
@@ -605,20 +603,30 @@ static QUIESCE_COLD void register_counter(struct cb_counter *self)
 	self->registered = true;
 }
 
-/* The domain takes the slot from whichever domain held it. */
-static QUIESCE_COLD void take_slot(struct cb_counter *self, struct count_slot *slot,
+/*
+ * A call to a domain that does not hold its slot: takes the slot when it
+ * is free or its domain has nothing counted there.  Returns whether it did.
+ */
+static QUIESCE_COLD bool take_slot(struct cb_counter *self, struct count_slot *slot,
 				   struct quiesce_cb_domain *cbd)
 {
+	struct quiesce_cb_domain *old = QUIESCE_LOAD(&slot->cbd);
+
 	if (!self->registered)
 		register_counter(self);
 	if (!QUIESCE_LOAD(&cbd->ever_used)) {
 		ensure_listed(cbd);
 		QUIESCE_STORE(&cbd->ever_used, true);
 	}
-	pthread_mutex_lock(&self->lock);
-	evict(slot);
-	QUIESCE_STORE(&slot->cbd, cbd);
-	pthread_mutex_unlock(&self->lock);
+	/* A free slot's count is stale: its domain was destroyed. */
+	if (old && slot->calls)
+		return false;
+	/* Fails when destroy() freed the slot meanwhile: this call goes direct. */
+	if (!__atomic_compare_exchange_n(&slot->cbd, &old, cbd, false, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return false;
+	slot->calls = 0;
+	return true;
 }
 
 /* destroy(): no slot names the domain any more (see "Counting" at the top). */
@@ -632,10 +640,10 @@ static void forget_counts(struct quiesce_cb_domain *cbd)
 	list_for_each_entry(c, &counters, link) {
 		pthread_mutex_lock(&c->lock);
 		for (unsigned i = 0; i < COUNT_SLOTS; i++) {
-			if (QUIESCE_LOAD(&c->slots[i].cbd) == cbd) {
-				QUIESCE_STORE(&c->slots[i].cbd, NULL);
-				QUIESCE_STORE(&c->slots[i].calls, 0);
-			}
+			struct quiesce_cb_domain *expected = cbd;
+
+			__atomic_compare_exchange_n(&c->slots[i].cbd, &expected, NULL, false,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 		}
 		pthread_mutex_unlock(&c->lock);
 	}
@@ -653,7 +661,7 @@ void quiesce_cb_domain_call(struct quiesce_cb_domain *cbd, struct quiesce_rcu_he
 	if (QUIESCE_UNLIKELY(!func))
 		quiesce_cb_null_func(head);
 	if (QUIESCE_UNLIKELY(!slot_held))
-		take_slot(self, slot, cbd);
+		slot_held = take_slot(self, slot, cbd);
 	head->func = func;
 	/*
 	 * Sequentially consistent, with the append's exchange before it: the
@@ -667,12 +675,12 @@ void quiesce_cb_domain_call(struct quiesce_cb_domain *cbd, struct quiesce_rcu_he
 		add_to_backlog(cbd, 1);
 		return;
 	}
-	calls = QUIESCE_LOAD(&slot->calls) + 1;
+	calls = slot->calls + 1;
 	if (QUIESCE_LIKELY(calls < QUIESCE_CB_BACKLOG_FLUSH)) {
-		QUIESCE_STORE(&slot->calls, calls);
+		slot->calls = calls;
 		return;
 	}
-	QUIESCE_STORE(&slot->calls, 0);
+	slot->calls = 0;
 	add_to_backlog(cbd, calls);
 }
 
