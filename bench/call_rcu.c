@@ -1,13 +1,17 @@
 /*
- * call-rcu: call_rcu() end to end, against liburcu's call_rcu.
+ * call-rcu: call_rcu() end to end, against liburcu's call_rcu; quiesce's
+ * call_srcu() on one SRCU domain runs the same rows beside them.
  *
  * One and two threads each allocate small objects and queue each for
  * freeing after a grace period; the figure is callbacks per second from the
  * start until rcu_barrier() returns.  Then a flood of 10^7 callbacks (10^6
  * quick): the peak number of objects queued and not yet freed, which is the
  * memory the pending callbacks hold.  Then the latency from call_rcu() to
- * its callback on an otherwise idle process.  Each part stops at its share
- * of the budget (with fewer callbacks than planned, which a note says).
+ * its callback on an otherwise idle process.  Then what one call costs its
+ * caller, in ns, with the objects allocated beforehand (the throughput rows
+ * count malloc() and the callbacks' free() too), on 1 and 2 threads.  Each
+ * part stops at its share of the budget (with fewer callbacks than planned,
+ * which a note says).
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -15,6 +19,7 @@
 #include <stdlib.h>
 
 #include <quiesce/rcu.h>
+#include <quiesce/srcu.h>
 
 #include "bench.h"
 #include "call_rcu_flavor.h"
@@ -49,6 +54,27 @@ const struct qb_cb_flavor qb_quiesce_call_rcu = {
 	.barrier = quiesce_rcu_barrier,
 };
 
+static DEFINE_SRCU(bench_cb_srcu);
+
+static void queue_srcu(void *obj)
+{
+	call_srcu(&bench_cb_srcu, (struct rcu_head *)obj, free_object);
+}
+
+static void barrier_srcu(void)
+{
+	srcu_barrier(&bench_cb_srcu);
+}
+
+/* One SRCU domain's callbacks: its shared queue, with no reader to wait for. */
+static const struct qb_cb_flavor srcu_flavor = {
+	.name = "quiesce call_srcu",
+	.register_thread = quiesce_rcu_register_thread,
+	.unregister_thread = quiesce_rcu_unregister_thread,
+	.queue = queue_srcu,
+	.barrier = barrier_srcu,
+};
+
 struct enqueuer {
 	const struct qb_cb_flavor *flavor;
 	atomic_long allocated;
@@ -57,10 +83,13 @@ struct enqueuer {
 	char pad[32];
 };
 
-/* Shares of the budget: throughput (1 and 2 threads), flood, latency. */
+/* Shares of the budget: throughput (1 and 2 threads), flood, latency, call cost. */
 #define THROUGHPUT_SHARE 0.25
 #define FLOOD_SHARE 0.3
 #define LATENCY_SHARE 0.2
+#define CALL_COST_SHARE 0.15
+/* Calls each caller times, per repetition (at most). */
+#define CALL_COST_CALLS 200000
 
 static atomic_long freed, peak;
 static struct enqueuer *enqueuers;
@@ -140,6 +169,7 @@ static double run(const struct qb_cb_flavor *flavor, int threads, long per_threa
 
 static const struct qb_cb_flavor *const flavors[] = {
 	&qb_quiesce_call_rcu,
+	&srcu_flavor,
 #ifdef QUIESCE_HAVE_URCU
 	&qb_urcu_call_rcu,
 #endif
@@ -171,8 +201,10 @@ static void throughput(const struct qb_options *opt, int threads, uint64_t start
 		if (queued < per_thread * threads * opt->repetitions)
 			qb_note("%ld callbacks in %d repetitions", queued, opt->repetitions);
 	}
+	qb_ratio(EXPERIMENT, metric, srcu_flavor.name, qb_quiesce_call_rcu.name, NULL);
 #ifdef QUIESCE_HAVE_URCU
 	qb_ratio(EXPERIMENT, metric, qb_quiesce_call_rcu.name, qb_urcu_call_rcu.name, ">= 1.0");
+	qb_ratio(EXPERIMENT, metric, srcu_flavor.name, qb_urcu_call_rcu.name, NULL);
 #endif
 }
 
@@ -271,6 +303,79 @@ static void latency(const struct qb_options *opt, uint64_t start)
 #endif
 }
 
+struct call_cost_run {
+	const struct qb_cb_flavor *flavor;
+	uint64_t deadline;
+	long calls;
+	double ns;
+};
+
+/* ns per call over up to CALL_COST_CALLS calls, objects allocated first. */
+static void *call_cost(void *arg)
+{
+	struct call_cost_run *run = arg;
+	void **objs = malloc(CALL_COST_CALLS * sizeof(*objs));
+	long n = 0;
+	uint64_t t0;
+
+	run->flavor->register_thread();
+	for (long i = 0; i < CALL_COST_CALLS; i++)
+		objs[i] = malloc(QB_CB_OBJECT_BYTES);
+	t0 = qb_now_ns();
+	while (n < CALL_COST_CALLS) {
+		run->flavor->queue(objs[n++]);
+		if (n % SAMPLE_EVERY == 0 && qb_now_ns() > run->deadline)
+			break;
+	}
+	run->ns = (double)(qb_now_ns() - t0) / (double)n;
+	run->calls = n;
+	for (long i = n; i < CALL_COST_CALLS; i++)
+		free(objs[i]);
+	free(objs);
+	run->flavor->unregister_thread();
+	return NULL;
+}
+
+static void call_costs(const struct qb_options *opt, int threads, uint64_t start)
+{
+	const int runs = 2 * (int)FLAVORS * opt->repetitions;
+	const double base = THROUGHPUT_SHARE + FLOOD_SHARE + LATENCY_SHARE;
+	int run_index = (threads - 1) * (int)FLAVORS * opt->repetitions;
+	char metric[32];
+
+	snprintf(metric, sizeof(metric), "call cost, %d caller%s", threads, threads > 1 ? "s" : "");
+	for (size_t f = 0; f < FLAVORS; f++) {
+		double ns[opt->repetitions];
+		long calls = 0;
+
+		qb_progress(EXPERIMENT ": %s, %s", flavors[f]->name, metric);
+		for (int r = 0; r < opt->repetitions; r++) {
+			struct call_cost_run all[threads];
+			uint64_t deadline = qb_deadline(opt, start,
+							base + CALL_COST_SHARE * ++run_index / runs);
+
+			for (int i = 0; i < threads; i++)
+				all[i] = (struct call_cost_run){ .flavor = flavors[f],
+								 .deadline = deadline };
+			qb_run_threads(threads, call_cost, all, sizeof(all[0]));
+			flavors[f]->barrier();
+			ns[r] = 0;
+			for (int i = 0; i < threads; i++) {
+				ns[r] += all[i].ns / threads;
+				calls += all[i].calls;
+			}
+		}
+		qb_record(EXPERIMENT, flavors[f]->name, metric, "ns", ns, opt->repetitions);
+		if (calls < (long)CALL_COST_CALLS * threads * opt->repetitions)
+			qb_note("%ld calls in %d repetitions", calls, opt->repetitions);
+	}
+	qb_ratio(EXPERIMENT, metric, srcu_flavor.name, qb_quiesce_call_rcu.name, NULL);
+#ifdef QUIESCE_HAVE_URCU
+	qb_ratio(EXPERIMENT, metric, qb_quiesce_call_rcu.name, qb_urcu_call_rcu.name, "<= 1.0");
+	qb_ratio(EXPERIMENT, metric, srcu_flavor.name, qb_urcu_call_rcu.name, NULL);
+#endif
+}
+
 static void run_call_rcu(const struct qb_options *opt)
 {
 	uint64_t start = qb_now_ns();
@@ -282,8 +387,11 @@ static void run_call_rcu(const struct qb_options *opt)
 	throughput(opt, 2, start);
 	flood(opt, start);
 	latency(opt, start);
+	qb_heading("what one call costs its caller, objects allocated beforehand");
+	call_costs(opt, 1, start);
+	call_costs(opt, 2, start);
 }
 
 QB_EXPERIMENT(call_rcu_experiment, .name = EXPERIMENT,
-	      .title = "call_rcu() end to end (callbacks/s, rcu_barrier included), flood memory and latency, vs liburcu",
+	      .title = "call_rcu() end to end (callbacks/s, rcu_barrier included), flood memory, latency and call cost, vs liburcu",
 	      .order = 120, .run = run_call_rcu);

@@ -7,7 +7,9 @@
  * thread counts its calls privately and adds them to the shared backlog 64
  * at a time, which is also when it checks for backpressure.  Only the first
  * callback into an empty queue reads the callback thread's state, to wake it
- * (cb_domain.c explains why that suffices).
+ * (cb_domain.c explains why that suffices).  The other domains' callers
+ * share one queue per domain but count the same way, in a small per-thread
+ * cache (cb_domain.c: "Counting").
  *
  * The callback thread (cb_domain.c: the default domain's quiesce_rcu_cb)
  * harvests every queue under queues_lock, through this file's
@@ -207,7 +209,10 @@ void quiesce_call_rcu_get_stats(struct quiesce_rcu_stats *out)
 
 	struct quiesce_cb_domain *cbd = &quiesce_rcu_cb;
 
-	/* Invoked first: it never passes queued, read after it. */
+	/*
+	 * Invoked first: it never passes queued, read after it.  The load
+	 * pairs with the release add in cb_domain.c's run_ready_batches().
+	 */
 	out->cb_invoked = __atomic_load_n(&cbd->stats.invoked, __ATOMIC_SEQ_CST);
 	out->cb_batches = __atomic_load_n(&cbd->stats.batches, __ATOMIC_RELAXED);
 	out->cb_expedited = __atomic_load_n(&cbd->stats.expedited, __ATOMIC_RELAXED);

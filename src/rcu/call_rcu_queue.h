@@ -9,9 +9,10 @@
  * one store away from writing it, so the wait is bounded unless the appender
  * is preempted, in which case the consumer yields the CPU to it).
  *
- * In quiesce each thread owns one queue and is its only appender, so the
- * exchange touches a cache line that no other thread writes between two
- * harvests by the callback thread.
+ * For the default RCU domain each thread owns one queue and is its only
+ * appender, so the exchange touches a cache line that no other thread writes
+ * between two harvests by the callback thread.  Every other domain has one
+ * queue that all its callers share (cb_domain.h).
  */
 #ifndef QUIESCE_CALL_RCU_QUEUE_H
 #define QUIESCE_CALL_RCU_QUEUE_H

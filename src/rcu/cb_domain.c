@@ -47,12 +47,55 @@
  * precede, in the same total order, its read of h, which precedes harvest
  * h + 1's store of its number and so that harvest's look at every queue.
  *
+ * Pending: pending() sees every callback queued before it that has not run,
+ * whichever thread queued it, with no count on the callers' path.  A
+ * callback is in a queue, in the worker's hands (taken by a harvest, in a
+ * batch, running), or has run.  The worker stores held (its batch count
+ * plus one) before a harvest takes from the queues, and lowers it to the
+ * batch count only after a batch has run.  pending() looks at the queues,
+ * then loads held, all sequentially consistent (the store-buffer pattern
+ * again): a callback it does not find in a queue was taken by an exchange
+ * that follows the store of held in the total order, so the load sees held
+ * count its batch until that batch has run.  The lowering store is a
+ * release, paired with that load: a caller that sees nothing pending sees
+ * what the callbacks did.  destroy() and SRCU's cleanup rely on it.
+ *
+ * Counting: the backlog (throttling and expediting above) is the only count
+ * on the callers' path, and it is approximate by design; nothing exact
+ * depends on it.  The default domain's callers count per thread in
+ * call_rcu.c.  The other domains' callers count in a cache of their own
+ * thread, COUNT_SLOTS slots chosen by a hash of the domain's address, so a
+ * thread holds counts for a few domains however many exist:
+ *  - a call to the domain that holds its slot adds one to the slot, which
+ *    only its thread writes; the QUIESCE_CB_BACKLOG_FLUSH-th adds them to
+ *    the backlog and checks the marks;
+ *  - a call to another domain takes the slot if it is free or holds no
+ *    count (one compare-and-swap of the slot's domain); otherwise it adds
+ *    itself directly to its domain's backlog, checking the marks whenever
+ *    that add carries the backlog past a multiple of
+ *    QUIESCE_CB_BACKLOG_FLUSH, so that a thread alternating between two
+ *    domains of one slot is still throttled (and pays one shared add per
+ *    call to the one without the slot);
+ *  - the thread's exit adds what its slots hold.
+ * So a thread writes a count into a domain other than the one it is
+ * calling only at exit.  The hazard is memory: a slot may name a domain
+ * that is then destroyed (its callbacks have run, its counts are still in
+ * the slot), and the exit must not write into freed memory.  destroy()
+ * frees the slots naming the domain (compare-and-swap to NULL, racing the
+ * owner's own) in every thread's cache, each under that thread's lock,
+ * and the exit adds what its slots hold under the same lock.  Elsewhere a
+ * thread writes only into the domain it is calling, which its caller
+ * guarantees exists.  Locks: counters_lock, then one thread's counter
+ * lock; neither is held while taking a domain's.
+ *
  * Exit and fork: every domain that was ever used is on a list.  At exit()
  * each domain's pending callbacks get to run (within a bound), then its
  * thread stops, so that no callback runs while the rest of exit() tears
  * the process down.  Around fork() every domain's locks are held, so that
  * the child never copies them in mid-update; the child has no callback
- * thread and drops the parent's batches (they run in the parent).
+ * thread and drops the parent's batches (they run in the parent), and the
+ * forking thread keeps its counting slots, emptied: the counts were of the
+ * parent's callbacks.
  */
 #include "rcu/cb_domain.h"
 
@@ -61,6 +104,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <quiesce/rculist.h>
 
 #include "common/diag.h"
 #include "common/futex.h"
@@ -71,6 +116,8 @@
 
 bool quiesce_test_busted_call_rcu;
 bool quiesce_test_call_rcu_no_throttle;
+bool quiesce_test_busted_cb_forget;
+bool quiesce_test_busted_cb_pending;
 
 /* The domain whose callback thread this is, if any. */
 static __thread struct quiesce_cb_domain *on_worker __attribute__((tls_model("initial-exec")));
@@ -187,9 +234,16 @@ static void run_ready_batches(struct quiesce_cb_domain *cbd)
 		unsigned long harvest = cbd->batches[0].harvest;
 
 		__atomic_fetch_sub(&cbd->backlog, (long)n, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&cbd->stats.invoked, n, __ATOMIC_RELAXED);
+		/*
+		 * Release: pairs with the acquire load in
+		 * quiesce_call_rcu_get_stats(), which then sees the queued
+		 * count of every callback counted here.
+		 */
+		__atomic_fetch_add(&cbd->stats.invoked, n, __ATOMIC_RELEASE);
 		__atomic_fetch_add(&cbd->stats.batches, 1, __ATOMIC_RELAXED);
 		cbd->batch_count--;
+		/* Release: pairs with the load in pending() (see "Pending" at the top). */
+		__atomic_store_n(&cbd->held, cbd->batch_count, __ATOMIC_RELEASE);
 		for (unsigned i = 0; i < cbd->batch_count; i++)
 			cbd->batches[i] = cbd->batches[i + 1];
 		publish_progress(cbd, harvest);
@@ -226,20 +280,23 @@ static bool queued_anywhere(struct quiesce_cb_domain *cbd)
 	return !quiesce_cb_queue_empty(&cbd->shared);
 }
 
-static void harvest_into_batches(struct quiesce_cb_domain *cbd)
+/*
+ * Files harvest `number`'s callbacks (fresh) in a batch, and sets held to
+ * the batch count: relaxed, as it lowers it only when nothing was taken.
+ */
+static void file_harvest(struct quiesce_cb_domain *cbd, unsigned long number,
+			 struct quiesce_cb_list fresh)
 {
-	struct quiesce_cb_list fresh = { NULL, NULL };
-	unsigned long number = cbd->harvests + 1, cookie;
+	unsigned long cookie;
 	struct quiesce_cb_batch *newest =
 		cbd->batch_count ? &cbd->batches[cbd->batch_count - 1] : NULL;
 
-	/*
-	 * Sequentially consistent, before the harvest looks at the queues:
-	 * see "Barriers" at the top of this file.
-	 */
-	__atomic_store_n(&cbd->harvests, number, __ATOMIC_SEQ_CST);
-	harvest(cbd, &fresh);
 	if (!fresh.first) {
+		/*
+		 * Before the progress below, whose lock orders it before the
+		 * pending() of a barrier's caller it wakes.
+		 */
+		QUIESCE_STORE(&cbd->held, cbd->batch_count);
 		if (newest)
 			newest->harvest = number;
 		else
@@ -252,12 +309,29 @@ static void harvest_into_batches(struct quiesce_cb_domain *cbd)
 		QUIESCE_STORE(&newest->list.last->next, fresh.first);
 		newest->list.last = fresh.last;
 		newest->harvest = number;
+		QUIESCE_STORE(&cbd->held, cbd->batch_count);
 		return;
 	}
 	if (cbd->batch_count == QUIESCE_CB_MAX_BATCHES)
 		quiesce_die("internal error: more than %d callback batches pending",
 			    QUIESCE_CB_MAX_BATCHES);
 	cbd->batches[cbd->batch_count++] = (struct quiesce_cb_batch){ fresh, cookie, number };
+	QUIESCE_STORE(&cbd->held, cbd->batch_count);
+}
+
+static void harvest_into_batches(struct quiesce_cb_domain *cbd)
+{
+	struct quiesce_cb_list fresh = { NULL, NULL };
+	unsigned long number = cbd->harvests + 1;
+
+	/*
+	 * Sequentially consistent, before the harvest looks at the queues:
+	 * see "Barriers" and "Pending" at the top of this file.
+	 */
+	__atomic_store_n(&cbd->harvests, number, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&cbd->held, cbd->batch_count + 1, __ATOMIC_SEQ_CST);
+	harvest(cbd, &fresh);
+	file_harvest(cbd, number, fresh);
 }
 
 static bool should_expedite(struct quiesce_cb_domain *cbd)
@@ -431,20 +505,164 @@ void quiesce_cb_null_func(struct quiesce_rcu_head *head)
 		    "(free_rcu() frees without one)", (void *)head);
 }
 
-void quiesce_cb_domain_call(struct quiesce_cb_domain *cbd, struct quiesce_rcu_head *head,
-			    void (*func)(struct quiesce_rcu_head *))
-{
-	long backlog;
+/* Counting (see the top): a thread's slots, 1 << COUNT_SLOT_BITS of them. */
+#define COUNT_SLOT_BITS 2
+#define COUNT_SLOTS (1u << COUNT_SLOT_BITS)
 
-	if (QUIESCE_UNLIKELY(!func))
-		quiesce_cb_null_func(head);
-	if (QUIESCE_UNLIKELY(!QUIESCE_LOAD(&cbd->ever_used))) {
+struct count_slot {
+	/*
+	 * NULL: free.  Set by the owner, freed by the owner at exit or by
+	 * destroy(), with compare-and-swap as they may race.
+	 */
+	struct quiesce_cb_domain *cbd;
+	unsigned calls;			/* not yet added to cbd->backlog; the owner's */
+};
+
+/* One thread's slots (relaxed atomics where destroy() reads them). */
+struct cb_counter {
+	struct count_slot slots[COUNT_SLOTS];
+	pthread_mutex_t lock;		/* exit against destroy(): see the top */
+	struct list_head link;		/* in counters, under counters_lock */
+	bool registered;
+};
+
+static __thread struct cb_counter counter_self __attribute__((tls_model("initial-exec")));
+
+static pthread_mutex_t counters_lock = PTHREAD_MUTEX_INITIALIZER;
+static LIST_HEAD(counters);		/* registered threads' counters */
+static pthread_key_t counter_key;
+static pthread_once_t counter_key_once = PTHREAD_ONCE_INIT;
+
+static struct count_slot *slot_of(struct cb_counter *self, struct quiesce_cb_domain *cbd)
+{
+	/* Fibonacci hashing: the product's top bits mix every bit of the address. */
+	uint64_t hash = (uint64_t)(uintptr_t)cbd * 0x9e3779b97f4a7c15u;
+
+	return &self->slots[hash >> (64 - COUNT_SLOT_BITS)];
+}
+
+/*
+ * Adds the caller's latest n calls to the backlog.  An add that carries it
+ * past a multiple of QUIESCE_CB_BACKLOG_FLUSH checks the marks: every full
+ * slot's does, and one in about QUIESCE_CB_BACKLOG_FLUSH of single calls.
+ */
+static void add_to_backlog(struct quiesce_cb_domain *cbd, long n)
+{
+	long backlog = __atomic_add_fetch(&cbd->backlog, n, __ATOMIC_RELAXED);
+
+	if (QUIESCE_LIKELY(backlog <= QUIESCE_CB_EXPEDITE_BACKLOG) ||
+	    backlog / QUIESCE_CB_BACKLOG_FLUSH == (backlog - n) / QUIESCE_CB_BACKLOG_FLUSH)
+		return;
+	quiesce_cb_hurry_worker(cbd);
+	if (backlog > QUIESCE_CB_THROTTLE_BACKLOG &&
+	    !QUIESCE_LOAD(&quiesce_test_call_rcu_no_throttle))
+		quiesce_cb_throttle(cbd);
+}
+
+/* At thread exit: adds what every slot holds, then leaves the list. */
+static void counter_exit(void *unused)
+{
+	struct cb_counter *self = &counter_self;
+
+	if (!self->registered)
+		return;
+	pthread_mutex_lock(&self->lock);
+	for (unsigned i = 0; i < COUNT_SLOTS; i++) {
+		struct count_slot *slot = &self->slots[i];
+		/* Under the lock: destroy() frees no slot meanwhile. */
+		struct quiesce_cb_domain *cbd = QUIESCE_LOAD(&slot->cbd);
+
+		if (cbd && slot->calls)
+			__atomic_fetch_add(&cbd->backlog, (long)slot->calls, __ATOMIC_RELAXED);
+		QUIESCE_STORE(&slot->cbd, NULL);
+	}
+	pthread_mutex_unlock(&self->lock);
+	/* Its slots are free: destroy() has nothing more to look at here. */
+	pthread_mutex_lock(&counters_lock);
+	list_del(&self->link);
+	pthread_mutex_unlock(&counters_lock);
+	pthread_mutex_destroy(&self->lock);
+	self->registered = false;
+}
+
+static void create_counter_key(void)
+{
+	if (pthread_key_create(&counter_key, counter_exit))
+		quiesce_die("pthread_key_create failed: cannot track thread exits");
+}
+
+static QUIESCE_COLD void register_counter(struct cb_counter *self)
+{
+	pthread_once(&counter_key_once, create_counter_key);
+	/* Any non-NULL value makes counter_exit() run at thread exit. */
+	pthread_setspecific(counter_key, self);
+	pthread_mutex_init(&self->lock, NULL);
+	pthread_mutex_lock(&counters_lock);
+	list_add_tail(&self->link, &counters);
+	pthread_mutex_unlock(&counters_lock);
+	self->registered = true;
+}
+
+/*
+ * A call to a domain that does not hold its slot: takes the slot when it
+ * is free or its domain has nothing counted there.  Returns whether it did.
+ */
+static QUIESCE_COLD bool take_slot(struct cb_counter *self, struct count_slot *slot,
+				   struct quiesce_cb_domain *cbd)
+{
+	struct quiesce_cb_domain *old = QUIESCE_LOAD(&slot->cbd);
+
+	if (!self->registered)
+		register_counter(self);
+	if (!QUIESCE_LOAD(&cbd->ever_used)) {
 		ensure_listed(cbd);
 		QUIESCE_STORE(&cbd->ever_used, true);
 	}
+	/* A free slot's count is stale: its domain was destroyed. */
+	if (old && slot->calls)
+		return false;
+	/* Fails when destroy() freed the slot meanwhile: this call goes direct. */
+	if (!__atomic_compare_exchange_n(&slot->cbd, &old, cbd, false, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return false;
+	slot->calls = 0;
+	return true;
+}
+
+/* destroy(): no slot names the domain any more (see "Counting" at the top). */
+static void forget_counts(struct quiesce_cb_domain *cbd)
+{
+	struct cb_counter *c;
+
+	if (!QUIESCE_LOAD(&cbd->ever_used) || QUIESCE_LOAD(&quiesce_test_busted_cb_forget))
+		return;
+	pthread_mutex_lock(&counters_lock);
+	list_for_each_entry(c, &counters, link) {
+		pthread_mutex_lock(&c->lock);
+		for (unsigned i = 0; i < COUNT_SLOTS; i++) {
+			struct quiesce_cb_domain *expected = cbd;
+
+			__atomic_compare_exchange_n(&c->slots[i].cbd, &expected, NULL, false,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_unlock(&counters_lock);
+}
+
+void quiesce_cb_domain_call(struct quiesce_cb_domain *cbd, struct quiesce_rcu_head *head,
+			    void (*func)(struct quiesce_rcu_head *))
+{
+	struct cb_counter *self = &counter_self;
+	struct count_slot *slot = slot_of(self, cbd);
+	bool slot_held = QUIESCE_LOAD(&slot->cbd) == cbd;
+	unsigned calls;
+
+	if (QUIESCE_UNLIKELY(!func))
+		quiesce_cb_null_func(head);
+	if (QUIESCE_UNLIKELY(!slot_held))
+		slot_held = take_slot(self, slot, cbd);
 	head->func = func;
-	/* Before the append: pending() never sees a callback run and not queued. */
-	__atomic_fetch_add(&cbd->stats.queued, 1, __ATOMIC_SEQ_CST);
 	/*
 	 * Sequentially consistent, with the append's exchange before it: the
 	 * callback thread stores SLEEPING, then rechecks the queue; either it
@@ -453,14 +671,17 @@ void quiesce_cb_domain_call(struct quiesce_cb_domain *cbd, struct quiesce_rcu_he
 	if (quiesce_cb_queue_append(&cbd->shared, head, head) &&
 	    __atomic_load_n(&cbd->state, __ATOMIC_SEQ_CST) != QUIESCE_CB_WORKER_RUNNING)
 		quiesce_cb_wake_worker(cbd);
-	backlog = __atomic_add_fetch(&cbd->backlog, 1, __ATOMIC_RELAXED);
-	if (QUIESCE_UNLIKELY(backlog % QUIESCE_CB_BACKLOG_FLUSH == 0)) {
-		if (backlog > QUIESCE_CB_EXPEDITE_BACKLOG)
-			quiesce_cb_hurry_worker(cbd);
-		if (backlog > QUIESCE_CB_THROTTLE_BACKLOG &&
-		    !QUIESCE_LOAD(&quiesce_test_call_rcu_no_throttle))
-			quiesce_cb_throttle(cbd);
+	if (QUIESCE_UNLIKELY(!slot_held)) {
+		add_to_backlog(cbd, 1);
+		return;
 	}
+	calls = slot->calls + 1;
+	if (QUIESCE_LIKELY(calls < QUIESCE_CB_BACKLOG_FLUSH)) {
+		slot->calls = calls;
+		return;
+	}
+	slot->calls = 0;
+	add_to_backlog(cbd, calls);
 }
 
 static void forbid(struct quiesce_cb_domain *cbd, const char *call)
@@ -539,10 +760,12 @@ unsigned long quiesce_cb_domain_start_poll(struct quiesce_cb_domain *cbd)
 
 bool quiesce_cb_domain_pending(struct quiesce_cb_domain *cbd)
 {
-	/* Invoked first: it never passes queued, read after it. */
-	uint64_t invoked = __atomic_load_n(&cbd->stats.invoked, __ATOMIC_SEQ_CST);
-
-	return __atomic_load_n(&cbd->stats.queued, __ATOMIC_SEQ_CST) != invoked;
+	/*
+	 * The queues, then held, sequentially consistent: see "Pending" at the
+	 * top of this file (the load pairs with the worker's stores of held).
+	 */
+	return queued_anywhere(cbd) || (__atomic_load_n(&cbd->held, __ATOMIC_SEQ_CST) &&
+					!QUIESCE_LOAD(&quiesce_test_busted_cb_pending));
 }
 
 /* Whether the caller holds the domain's grace periods: it must not wait for one. */
@@ -660,6 +883,11 @@ void quiesce_cb_domain_destroy(struct quiesce_cb_domain *cbd)
 	if (worker_alive(cbd))
 		stop_worker(cbd, QUIESCE_CB_WORKER_GONE, 0);
 	pthread_mutex_unlock(&cbd->start_lock);
+	/*
+	 * After the worker has stopped: its thread's exit added what calls
+	 * made by its callbacks left in its slots.
+	 */
+	forget_counts(cbd);
 	pthread_mutex_lock(&domains_lock);
 	for (struct quiesce_cb_domain **p = &domains; *p; p = &(*p)->next_listed) {
 		if (*p == cbd) {
@@ -714,8 +942,11 @@ static void run_at_exit(void)
 }
 
 /*
- * fork(): the list, then each domain's start_lock and lock, in list order;
- * the enqueue side (call_rcu.c) takes its own lock after these.
+ * fork(): the list, then each domain's start_lock and lock, in list order,
+ * then the counters' list (a callback thread that exit() joins under
+ * domains_lock takes it); the enqueue side (call_rcu.c) takes its own lock
+ * after these.  The counters' own locks are not held: in the child only the
+ * forking thread's counter remains, and it held none.
  */
 void quiesce_cb_domains_prepare_fork(void)
 {
@@ -724,10 +955,12 @@ void quiesce_cb_domains_prepare_fork(void)
 		pthread_mutex_lock(&cbd->start_lock);
 		pthread_mutex_lock(&cbd->lock);
 	}
+	pthread_mutex_lock(&counters_lock);
 }
 
 void quiesce_cb_domains_parent_after_fork(void)
 {
+	pthread_mutex_unlock(&counters_lock);
 	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed) {
 		pthread_mutex_unlock(&cbd->lock);
 		pthread_mutex_unlock(&cbd->start_lock);
@@ -738,6 +971,17 @@ void quiesce_cb_domains_parent_after_fork(void)
 /* The child has no callback thread; the parent's batches are the parent's. */
 void quiesce_cb_domains_child_after_fork(void)
 {
+	struct cb_counter *self = &counter_self;
+
+	INIT_LIST_HEAD(&counters);
+	if (self->registered) {
+		/* The backlogs restart at 0: the counts were the parent's. */
+		for (unsigned i = 0; i < COUNT_SLOTS; i++)
+			self->slots[i].calls = 0;
+		pthread_mutex_init(&self->lock, NULL);
+		list_add_tail(&self->link, &counters);
+	}
+	pthread_mutex_unlock(&counters_lock);
 	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed) {
 		/* Waiters of the parent's have no thread here. */
 		init_progress_cond(cbd);
@@ -746,6 +990,7 @@ void quiesce_cb_domains_child_after_fork(void)
 		cbd->stop_requested = false;
 		cbd->gathering = 0;
 		cbd->batch_count = 0;
+		cbd->held = 0;
 		cbd->backlog = 0;
 		cbd->harvests = cbd->harvest_wanted = cbd->invoked_through = 0;
 		cbd->waiters = cbd->throttled_waiters = 0;

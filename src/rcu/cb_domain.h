@@ -5,8 +5,9 @@
  *
  * The default RCU domain (quiesce_rcu_cb) queues on per-thread queues
  * (call_rcu.c: its "source"); every other domain queues on one shared
- * wait-free queue in the struct.  The thread starts on the first call that
- * needs it, stops at quiesce_cb_domain_destroy(), at
+ * wait-free queue in the struct, and each calling thread counts its calls
+ * in a small cache of its own (cb_domain.c: "Counting").  The thread starts
+ * on the first call that needs it, stops at quiesce_cb_domain_destroy(), at
  * quiesce_call_rcu_shutdown() for the default domain, and at exit().
  */
 #ifndef QUIESCE_CB_DOMAIN_H
@@ -21,7 +22,10 @@
 #include "rcu/call_rcu_queue.h"
 #include "rcu/gp_engine.h"
 
-/* A thread adds its calls to the shared backlog this many at once. */
+/*
+ * A thread adds its calls to a domain's backlog this many at once, which is
+ * also when it checks the marks below.
+ */
 #define QUIESCE_CB_BACKLOG_FLUSH 64
 /* Pending callbacks past which the callback thread expedites grace periods. */
 #define QUIESCE_CB_EXPEDITE_BACKLOG 10000
@@ -71,9 +75,11 @@ struct quiesce_cb_domain {
 	const char *thread_name;
 	struct quiesce_cb_queue shared;
 	/*
-	 * Callbacks queued and not yet run, approximately (see call_rcu.c for
-	 * the default domain's steps of QUIESCE_CB_BACKLOG_FLUSH).  Signed,
-	 * as the worker may run callbacks not yet added.
+	 * Callbacks queued and not yet run, approximately: each calling
+	 * thread adds its calls QUIESCE_CB_BACKLOG_FLUSH at a time (call_rcu.c
+	 * for the default domain, the counting cache in cb_domain.c for the
+	 * others).  Signed, as the worker may run callbacks not yet added.
+	 * For backpressure only: pending() does not read it.
 	 */
 	long backlog;
 	int state;				/* futex: QUIESCE_CB_WORKER_* */
@@ -82,6 +88,12 @@ struct quiesce_cb_domain {
 	/* The worker's own: batches oldest first (cookie order). */
 	struct quiesce_cb_batch batches[QUIESCE_CB_MAX_BATCHES];
 	unsigned batch_count;
+	/*
+	 * batch_count, plus one while a harvest takes callbacks from the
+	 * queues; the worker writes it, pending() reads it (cb_domain.c:
+	 * "Pending").
+	 */
+	unsigned held;
 
 	/*
 	 * Harvest numbers: the worker stores harvests; waiters ask for a
@@ -102,8 +114,12 @@ struct quiesce_cb_domain {
 	bool listed;				/* on the list of domains, for exit and fork */
 	struct quiesce_cb_domain *next_listed;
 
+	/*
+	 * The worker's counts.  What was queued is counted where it is
+	 * queued: per thread, for the default domain (call_rcu.c).
+	 */
 	struct {
-		uint64_t queued, invoked, batches, expedited, throttled;
+		uint64_t invoked, batches, expedited, throttled;
 	} stats;
 };
 
@@ -138,13 +154,17 @@ void quiesce_cb_domain_barrier(struct quiesce_cb_domain *cbd, const char *call);
  * periods until it has passed, and the caller does not wait.
  */
 unsigned long quiesce_cb_domain_start_poll(struct quiesce_cb_domain *cbd);
-/* Whether callbacks are queued or waiting to run. */
+/*
+ * Whether callbacks are queued or waiting to run: exactly, for every call
+ * that happened before it, by any thread.
+ */
 bool quiesce_cb_domain_pending(struct quiesce_cb_domain *cbd);
 /* Runs the domain's callbacks (barrier) and stops its thread; a later call restarts it. */
 void quiesce_cb_domain_shutdown(struct quiesce_cb_domain *cbd, const char *call);
 /*
- * Stops the domain's thread for good and forgets the domain; dies with a
- * message when callbacks are pending.
+ * Stops the domain's thread for good and forgets the domain, in every
+ * thread's counting cache too; dies with a message when callbacks are
+ * pending.
  */
 void quiesce_cb_domain_destroy(struct quiesce_cb_domain *cbd);
 
@@ -174,5 +194,9 @@ bool quiesce_cb_gone(void);
 extern bool quiesce_test_busted_call_rcu;
 /* Test-only: callers never wait for the backlog. */
 extern bool quiesce_test_call_rcu_no_throttle;
+/* Test-only: destroy leaves the domain in the threads' counting caches ("busted"). */
+extern bool quiesce_test_busted_cb_forget;
+/* Test-only: pending() looks at the queues only, not at the batches ("busted"). */
+extern bool quiesce_test_busted_cb_pending;
 
 #endif
