@@ -614,10 +614,6 @@ static QUIESCE_COLD bool take_slot(struct cb_counter *self, struct count_slot *s
 
 	if (!self->registered)
 		register_counter(self);
-	if (!QUIESCE_LOAD(&cbd->ever_used)) {
-		ensure_listed(cbd);
-		QUIESCE_STORE(&cbd->ever_used, true);
-	}
 	/* A free slot's count is stale: its domain was destroyed. */
 	if (old && slot->calls)
 		return false;
@@ -660,6 +656,14 @@ void quiesce_cb_domain_call(struct quiesce_cb_domain *cbd, struct quiesce_rcu_he
 
 	if (QUIESCE_UNLIKELY(!func))
 		quiesce_cb_null_func(head);
+	/*
+	 * On every call, not only when taking a slot: a slot may still name
+	 * a domain set up again at the same address without being destroyed.
+	 */
+	if (QUIESCE_UNLIKELY(!QUIESCE_LOAD(&cbd->ever_used))) {
+		ensure_listed(cbd);
+		QUIESCE_STORE(&cbd->ever_used, true);
+	}
 	if (QUIESCE_UNLIKELY(!slot_held))
 		slot_held = take_slot(self, slot, cbd);
 	head->func = func;
