@@ -32,7 +32,9 @@
  *   threads at once, inside or outside a read-side critical section; they
  *   enter one themselves.  They never wait for a
  *   grace period.  They may sleep only for a lock stripe, in malloc()
- *   (the update that starts a resize) or, resize() only, yielding while
+ *   (the update that starts a resize, and resize(): outside the section
+ *   they entered and outside every lock, so no other updater and no grace
+ *   period waits for that allocation) or, resize() only, yielding while
  *   other updaters finish moving the bucket each of them holds.
  * - A node that leaves the table (remove, remove_key, or replaced) may be
  *   freed or inserted again only after a grace period: call_rcu(),

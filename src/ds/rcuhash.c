@@ -325,12 +325,17 @@ static struct locked_bucket lock_bucket(struct quiesce_rcuhash *ht, uint64_t has
 
 static void unlock_bucket(struct quiesce_rcuhash *ht, struct locked_bucket *lb, int delta)
 {
+	size_t resize_to = 0;
+
 	if (delta)
 		QUIESCE_STORE(&lb->stripe->count, lb->stripe->count + (size_t)delta);
 	pthread_mutex_unlock(&lb->stripe->lock);
 	if (delta)
-		quiesce_rcuhash_after_update(ht, lb->stripe, delta > 0);
+		resize_to = quiesce_rcuhash_after_update(ht, lb->stripe, delta > 0);
 	rcuhash_read_unlock(ht);
+	/* Out of the section: a slow malloc() holds up no grace period. */
+	if (resize_to)
+		quiesce_rcuhash_start_resize(ht, resize_to);
 }
 
 bool quiesce_rcuhash_insert(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)

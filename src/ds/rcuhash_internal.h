@@ -53,8 +53,9 @@ struct quiesce_rcuhash {
 	struct rcuhash_table *tbl;	/* the current array; its future may be set */
 	struct quiesce_rcuhash_params p;
 	size_t min_buckets;		/* automatic shrinking stops here */
-	pthread_mutex_t resize_lock;	/* starting a resize; walk registration */
+	pthread_mutex_t resize_lock;	/* publishing a resize; walk registration */
 	unsigned walkers;		/* walks in progress, under resize_lock */
+	bool allocating;		/* an updater allocates a resize's array */
 	struct rcuhash_stripe stripes[RCUHASH_STRIPES];
 };
 
@@ -64,8 +65,11 @@ enum rcuhash_busted {
 	RCUHASH_BUSTED_FREE_EARLY,	/* old arrays poisoned with no grace period */
 	RCUHASH_BUSTED_UNLINK_FIRST,	/* a moved node leaves the old chain first */
 	RCUHASH_BUSTED_COARSE_ORDER,	/* next() answers from a coarser interval */
+	RCUHASH_BUSTED_ALLOC_LOCKED,	/* a resize's array allocated under resize_lock, in a section */
 };
 extern int quiesce_test_busted_rcuhash;
+/* Test-only: called where an updater allocates a resize's array, just after. */
+extern void (*quiesce_test_rcuhash_alloc_hook)(void);
 
 static inline struct quiesce_rcuhash_node *rcuhash_marker(struct quiesce_rcuhash_node **bucket)
 {
@@ -137,11 +141,19 @@ size_t quiesce_rcuhash_buckets_for(size_t nelem);
 struct rcuhash_table *quiesce_rcuhash_locked_table(struct quiesce_rcuhash *ht, uint64_t hash);
 /*
  * After an insert (added) or a removal, in a read-side critical section:
- * moves a batch of buckets if a resize is in progress, or starts one if the
- * stripe's count, then the table's, says one is due.
+ * moves a batch of buckets if a resize is in progress.  Otherwise, if the
+ * stripe's count, then the table's, says a resize is due and no other
+ * updater is allocating one, returns its bucket count, which the caller
+ * passes to quiesce_rcuhash_start_resize() once out of the section; 0: none.
  */
-void quiesce_rcuhash_after_update(struct quiesce_rcuhash *ht, const struct rcuhash_stripe *s,
-				  bool added);
+size_t quiesce_rcuhash_after_update(struct quiesce_rcuhash *ht, const struct rcuhash_stripe *s,
+				    bool added);
+/*
+ * After quiesce_rcuhash_after_update() returned buckets, outside the
+ * table's read-side critical section (unless the caller holds one of its
+ * own): allocates the array, then publishes it if that resize is still due.
+ */
+void quiesce_rcuhash_start_resize(struct quiesce_rcuhash *ht, size_t buckets);
 /* Moves every bucket of the resize in progress, if any, until none is. */
 void quiesce_rcuhash_finish_resize(struct quiesce_rcuhash *ht);
 

@@ -3,10 +3,12 @@
  * readers or holding up more than one lock stripe at a time.
  *
  * A resize has three steps (the ordering argument is in rcuhash.c):
- *   start:  under resize_lock, allocate the new array and publish it as
- *           the current array's future (release).  One resize at a time:
- *           none starts while the current array has a future, nor while a
- *           walk is in progress (walks count themselves under resize_lock).
+ *   start:  allocate the new array, outside every lock and outside the
+ *           table's read-side critical section; then, under resize_lock,
+ *           publish it as the current array's future (release) if that
+ *           resize is still due.  One resize at a time: none is published
+ *           while the current array has a future, nor while a walk is in
+ *           progress (walks count themselves under resize_lock).
  *   move:   updaters claim old buckets with a fetch-and-add and move each
  *           under its stripe lock, RCUHASH_MOVE_BATCH per update, so a
  *           resize of n buckets is done after n/8 updates.  resize() and
@@ -16,6 +18,20 @@
  *           new array the table's (release) and retires the old one with
  *           call_rcu() (the table's RCU's): nobody waits for the grace
  *           period.
+ *
+ * Why the allocation is outside.  malloc() of an array can take tens of
+ * milliseconds: glibc first consolidates the arena's fast bins, and a
+ * process that freed a million small objects (call_rcu() callbacks freeing
+ * elements do) has that many chunks there; a large array may also fault in
+ * pages.  Allocated under resize_lock, every updater whose update found
+ * the resize due waited on the lock for that long (the bench's mix fell
+ * from 2e7 to 2e4 operations/s); allocated in the section, every grace
+ * period did.  So the updater that finds a resize due claims `allocating`
+ * (an exchange: the others, finding it claimed, go on without waiting)
+ * and allocates after leaving its section.  Publishing checks again, under
+ * the lock, that the table still wants an array of that size: the table
+ * may have changed meanwhile (another resize, a walk, more updates), and
+ * an array no longer wanted is freed.
  *
  * Triggers: an insert that leaves its stripe holding more than 1/64 of the
  * buckets sums the stripes and, if the table holds more elements than
@@ -32,6 +48,7 @@
 #include "ds/rcuhash_internal.h"
 
 int quiesce_test_busted_rcuhash;
+void (*quiesce_test_rcuhash_alloc_hook)(void);
 
 struct rcuhash_table *quiesce_rcuhash_table_alloc(size_t buckets)
 {
@@ -192,49 +209,132 @@ static void move_batch(struct quiesce_rcuhash *ht, struct rcuhash_table *t,
 }
 
 /*
- * Publishes an array of `buckets` as the future of t, unless t is no
- * longer the table's, already has one, or a walk is in progress.
+ * The bucket count the table should resize t to (see the triggers at the
+ * top), or 0 when it holds between one and four buckets per element.
  */
-static bool start(struct quiesce_rcuhash *ht, struct rcuhash_table *t, size_t buckets)
+static size_t resize_target(const struct quiesce_rcuhash *ht, const struct rcuhash_table *t)
 {
-	bool started = false;
+	size_t buckets = t->mask + 1, n = quiesce_rcuhash_count(ht), want;
 
-	pthread_mutex_lock(&ht->resize_lock);
-	if (!ht->walkers && QUIESCE_LOAD(&ht->tbl) == t && !QUIESCE_LOAD(&t->future)) {
-		/* Release: the zeroed array before readers can follow future. */
-		quiesce_rcu_assign_pointer(t->future, quiesce_rcuhash_table_alloc(buckets));
-		started = true;
-	}
-	pthread_mutex_unlock(&ht->resize_lock);
-	return started;
+	if (n > buckets)
+		want = quiesce_rcuhash_buckets_for(n);	/* one bucket per element or more */
+	else if (n * 4 < buckets)
+		want = quiesce_rcuhash_buckets_for(2 * n);	/* two or more */
+	else
+		return 0;
+	if (want < ht->min_buckets)
+		want = ht->min_buckets;
+	return want != buckets ? want : 0;
 }
 
-void quiesce_rcuhash_after_update(struct quiesce_rcuhash *ht, const struct rcuhash_stripe *s,
-				  bool added)
+/* A resize's array, allocated where the caller says (see the top). */
+static struct rcuhash_table *alloc_array(size_t buckets)
+{
+	struct rcuhash_table *f = quiesce_rcuhash_table_alloc(buckets);
+	void (*hook)(void) = QUIESCE_LOAD(&quiesce_test_rcuhash_alloc_hook);
+
+	if (QUIESCE_UNLIKELY(hook != NULL))
+		hook();
+	return f;
+}
+
+/*
+ * Under resize_lock, in a read-side critical section: publishes f as the
+ * future of the table's array t and returns t, unless t already has one, a
+ * walk is in progress, or t is already f's size (automatic: unless the
+ * table no longer wants a resize to f's size).  Returns NULL then.
+ */
+static struct rcuhash_table *publish_locked(struct quiesce_rcuhash *ht, struct rcuhash_table *f,
+					    bool automatic)
+{
+	struct rcuhash_table *t = quiesce_rcu_dereference(ht->tbl);
+
+	if (ht->walkers || QUIESCE_LOAD(&t->future))
+		return NULL;
+	if (automatic ? resize_target(ht, t) != f->mask + 1 : t->mask == f->mask)
+		return NULL;
+	/* Release: the zeroed array before readers can follow future. */
+	quiesce_rcu_assign_pointer(t->future, f);
+	return t;
+}
+
+static struct rcuhash_table *publish(struct quiesce_rcuhash *ht, struct rcuhash_table *f,
+				     bool automatic)
+{
+	struct rcuhash_table *t;
+
+	pthread_mutex_lock(&ht->resize_lock);
+	t = publish_locked(ht, f, automatic);
+	pthread_mutex_unlock(&ht->resize_lock);
+	return t;
+}
+
+/*
+ * The busted control, as the table first did: every updater that finds the
+ * resize due allocates under resize_lock, in its read-side critical section.
+ */
+static void start_locked_busted(struct quiesce_rcuhash *ht, size_t buckets)
+{
+	struct rcuhash_table *f, *t;
+
+	pthread_mutex_lock(&ht->resize_lock);
+	f = alloc_array(buckets);
+	t = publish_locked(ht, f, true);
+	pthread_mutex_unlock(&ht->resize_lock);
+	if (t)
+		move_batch(ht, t, f, RCUHASH_MOVE_BATCH);
+	else
+		free(f);
+}
+
+size_t quiesce_rcuhash_after_update(struct quiesce_rcuhash *ht, const struct rcuhash_stripe *s,
+				    bool added)
 {
 	struct rcuhash_table *t = quiesce_rcu_dereference(ht->tbl);
 	struct rcuhash_table *f = quiesce_rcu_dereference(t->future);
-	size_t buckets = t->mask + 1, estimate, n;
+	size_t buckets = t->mask + 1, estimate, want;
 
 	if (f) {
 		move_batch(ht, t, f, RCUHASH_MOVE_BATCH);
-		return;
+		return 0;
 	}
 	if (ht->p.flags & QUIESCE_RCUHASH_NO_AUTO_RESIZE)
-		return;
+		return 0;
 	estimate = QUIESCE_LOAD(&s->count) * RCUHASH_STRIPES;
 	if (added ? estimate <= buckets : estimate * 4 >= buckets || buckets <= ht->min_buckets)
-		return;
-	n = quiesce_rcuhash_count(ht);
-	if (added ? n > buckets : n * 4 < buckets) {
-		/* Growing: one bucket per element or more; shrinking: two. */
-		size_t want = quiesce_rcuhash_buckets_for(added ? n : 2 * n);
-
-		if (want < ht->min_buckets)
-			want = ht->min_buckets;
-		if (want != buckets && start(ht, t, want))
-			move_batch(ht, t, QUIESCE_LOAD(&t->future), RCUHASH_MOVE_BATCH);
+		return 0;
+	/* Another updater is allocating: it publishes, or finds none due. */
+	if (QUIESCE_LOAD(&ht->allocating))
+		return 0;
+	want = resize_target(ht, t);
+	if (!want)
+		return 0;
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_rcuhash) ==
+			     RCUHASH_BUSTED_ALLOC_LOCKED)) {
+		start_locked_busted(ht, want);
+		return 0;
 	}
+	/*
+	 * Relaxed: the flag only keeps two updaters from allocating at once;
+	 * what is published is decided under resize_lock (publish_locked()).
+	 */
+	if (__atomic_exchange_n(&ht->allocating, true, __ATOMIC_RELAXED))
+		return 0;
+	return want;
+}
+
+void quiesce_rcuhash_start_resize(struct quiesce_rcuhash *ht, size_t buckets)
+{
+	struct rcuhash_table *f = alloc_array(buckets), *t;
+
+	rcuhash_read_lock(ht);
+	t = publish(ht, f, true);
+	QUIESCE_STORE(&ht->allocating, false);
+	if (t)
+		move_batch(ht, t, f, RCUHASH_MOVE_BATCH);
+	rcuhash_read_unlock(ht);
+	if (!t)
+		free(f);
 }
 
 void quiesce_rcuhash_finish_resize(struct quiesce_rcuhash *ht)
@@ -258,31 +358,35 @@ void quiesce_rcuhash_finish_resize(struct quiesce_rcuhash *ht)
 
 bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem)
 {
-	bool done = true;
-
-	rcuhash_read_lock(ht);
 	for (;;) {
-		struct rcuhash_table *t;
-		size_t want;
+		struct rcuhash_table *f, *t;
+		size_t want, buckets;
+		bool walking;
 
+		rcuhash_read_lock(ht);
 		quiesce_rcuhash_finish_resize(ht);
-		t = quiesce_rcu_dereference(ht->tbl);
+		buckets = quiesce_rcu_dereference(ht->tbl)->mask + 1;
+		rcuhash_read_unlock(ht);
 		want = quiesce_rcuhash_buckets_for(nelem ? nelem : quiesce_rcuhash_count(ht));
-		if (want == t->mask + 1)
-			break;
-		if (start(ht, t, want)) {
+		if (want == buckets)
+			return true;
+		/* Outside the section and the lock, as an updater's (see the top). */
+		f = alloc_array(want);
+		rcuhash_read_lock(ht);
+		t = publish(ht, f, false);
+		if (t)
 			quiesce_rcuhash_finish_resize(ht);
-			break;
-		}
+		rcuhash_read_unlock(ht);
+		if (t)
+			return true;
+		free(f);
 		pthread_mutex_lock(&ht->resize_lock);
-		done = !ht->walkers;
+		walking = ht->walkers != 0;
 		pthread_mutex_unlock(&ht->resize_lock);
-		if (!done)
-			break;
-		/* Another resize started first: finish it, then ours. */
+		if (walking)
+			return false;
+		/* Another resize started first: finish it, then look again. */
 	}
-	rcuhash_read_unlock(ht);
-	return done;
 }
 
 size_t quiesce_rcuhash_buckets(struct quiesce_rcuhash *ht)

@@ -6,9 +6,10 @@
  * moves nodes between chains, and a node moved from a bucket the walk has
  * not reached yet into one it has passed would be missed, one moved the
  * other way seen twice.  So a walk registers under resize_lock, which keeps
- * any resize from starting (start() checks the count under the same lock),
- * then finishes the resize in progress, if any: from then until walk_stop()
- * the array it walks is the table's and no node changes bucket.
+ * any resize from being published (publish_locked() checks the walkers
+ * under the same lock), then finishes the resize in progress, if any: from
+ * then until walk_stop() the array it walks is the table's and no node
+ * changes bucket.
  *
  * Within one chain, inserts add at the head, removals and replacements
  * link around a node whose next stays intact (rcuhash.c): a node present
