@@ -9,6 +9,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <unistd.h>
 
 #include <quiesce/rcu_sync.h>
 
@@ -324,6 +325,63 @@ static void test_fork_while_closing(void)
 	rcu_sync_dtor(&gate);
 }
 
+/*
+ * A closing gate whose lock another thread of the parent holds at fork():
+ * the child cannot use that gate, but its callback thread must not block
+ * on it, so the child's own gates still open and close.
+ */
+static struct rcu_sync held_gate;
+static atomic_int holder_state;	/* 1: holds held_gate's lock; 2: asked to let go */
+
+static void *gate_lock_holder(void *arg)
+{
+	pthread_mutex_lock(&held_gate.lock);
+	atomic_store(&holder_state, 1);
+	while (atomic_load(&holder_state) != 2)
+		check_sleep_us(1000);
+	pthread_mutex_unlock(&held_gate.lock);
+	return NULL;
+}
+
+static void child_with_held_gate(void *arg)
+{
+	struct rcu_sync own;
+
+	rcu_sync_init(&own);
+	rcu_sync_enter(&own);
+	rcu_sync_exit(&own);
+	/* Waits for the reopening callback, behind the held gate's if queued. */
+	rcu_sync_dtor(&own);
+	rcu_barrier();
+	_exit(0);
+}
+
+static void test_fork_with_gate_held(void)
+{
+	pthread_t reader_thread, holder;
+	char err[2048];
+	int status;
+
+	rcu_sync_init(&held_gate);
+	rcu_sync_enter(&held_gate);
+	atomic_store(&parked_state, 0);
+	pthread_create(&reader_thread, NULL, parked_reader, NULL);
+	while (atomic_load(&parked_state) != 1)
+		check_sleep_us(100);
+	rcu_sync_exit(&held_gate);	/* its reopening callback is pending */
+	pthread_create(&holder, NULL, gate_lock_holder, NULL);
+	while (atomic_load(&holder_state) != 1)
+		check_sleep_us(100);
+	status = check_run_child(child_with_held_gate, NULL, err, sizeof(err));
+	CHECK(status == 0, "child of a parent that held a closing gate: status %#x, %s", status,
+	      err);
+	atomic_store(&holder_state, 2);
+	pthread_join(holder, NULL);
+	atomic_store(&parked_state, 2);
+	pthread_join(reader_thread, NULL);
+	rcu_sync_dtor(&held_gate);
+}
+
 int main(void)
 {
 	test_transitions();
@@ -338,6 +396,7 @@ int main(void)
 	check_child_aborts(dtor_inside_reader_while_closing, NULL,
 			   "inside an RCU read-side critical section while the gate still closes");
 	test_fork_while_closing();
+	test_fork_with_gate_held();
 	printf("rcu_sync: all checks passed\n");
 	return 0;
 }

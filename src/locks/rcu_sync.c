@@ -83,12 +83,30 @@ static void reopening_parent_after_fork(void)
 /*
  * Runs after call_rcu's own child handler (registered by a constructor,
  * so earlier: child handlers run in registration order), which has emptied
- * the child's queues.
+ * the child's queues.  A gate whose lock another thread of the parent held
+ * at fork() stays locked in the child, where that thread does not exist:
+ * its callback would block the child's callback thread, and every callback
+ * behind it, for good.  Such a gate is unusable in the child anyway; its
+ * callback is left out.  The gate is not the forking thread's: rcu_sync
+ * never forks while it holds a gate's lock.
  */
 static void reopening_child_after_fork(void)
 {
-	for (struct quiesce_rcu_sync_link *l = reopening.next; l != &reopening; l = l->next)
-		quiesce_call_rcu(&gate_of_link(l)->cb_head, rcu_sync_func);
+	struct quiesce_rcu_sync_link *l = reopening.next, *next;
+
+	for (; l != &reopening; l = next) {
+		struct quiesce_rcu_sync *rss = gate_of_link(l);
+
+		next = l->next;
+		if (pthread_mutex_trylock(&rss->lock)) {
+			l->prev->next = l->next;
+			l->next->prev = l->prev;
+			l->next = l->prev = NULL;
+			continue;
+		}
+		pthread_mutex_unlock(&rss->lock);
+		quiesce_call_rcu(&rss->cb_head, rcu_sync_func);
+	}
 	pthread_mutex_unlock(&reopening_lock);
 }
 
