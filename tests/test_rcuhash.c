@@ -12,6 +12,7 @@
 #include <quiesce/rcuhash.h>
 
 #include "check.h"
+#include "rcuhash_check.h"
 
 struct item {
 	unsigned long key;
@@ -40,20 +41,6 @@ static struct item *lookup(struct rcuhash *ht, unsigned long key)
 	return it;
 }
 
-static unsigned walk_count(struct rcuhash *ht)
-{
-	struct rcuhash_walk w;
-	unsigned n = 0;
-
-	rcu_read_lock();
-	rcuhash_walk_start(ht, &w);
-	while (rcuhash_walk_next(&w))
-		n++;
-	rcuhash_walk_stop(&w);
-	rcu_read_unlock();
-	return n;
-}
-
 static void test_operations(void)
 {
 	struct rcuhash *ht = rcuhash_new(&int_params);
@@ -67,13 +54,13 @@ static void test_operations(void)
 	CHECK(lookup(ht, 7) == &b, "the new node took its place");
 	CHECK(!rcuhash_insert_or_replace(ht, &c.node), "replace of an absent key inserts");
 	CHECK(rcuhash_count(ht) == 2 && rcuhash_count_exact(ht) == 2, "two elements");
-	CHECK(walk_count(ht) == 2, "a walk sees both");
+	CHECK(rcuhash_check_walk_count(ht) == 2, "a walk sees both");
 	CHECK(!rcuhash_remove(ht, &a.node), "a replaced node is no longer in the table");
 	CHECK(rcuhash_remove(ht, &b.node), "remove by node");
 	CHECK(!rcuhash_remove(ht, &b.node), "removing twice finds nothing the second time");
 	CHECK(!rcuhash_remove_key(ht, &absent), "remove_key of an absent key");
 	CHECK(item_of(rcuhash_remove_key(ht, &c.key)) == &c, "remove_key returns the node");
-	CHECK(rcuhash_count_exact(ht) == 0 && walk_count(ht) == 0, "empty again");
+	CHECK(rcuhash_count_exact(ht) == 0 && rcuhash_check_walk_count(ht) == 0, "empty again");
 	rcuhash_destroy(ht, NULL, NULL);
 }
 
@@ -104,7 +91,7 @@ static void test_grow_and_shrink(void)
 	}
 	CHECK(rcuhash_buckets(ht) >= N && rcuhash_buckets(ht) <= 4 * N,
 	      "grown to between 1 and 4 buckets per element: %zu", rcuhash_buckets(ht));
-	CHECK(walk_count(ht) == N, "a walk sees every element once");
+	CHECK(rcuhash_check_walk_count(ht) == N, "a walk sees every element once");
 	for (unsigned long i = 0; i < N - 100; i++)
 		CHECK(rcuhash_remove(ht, &items[i].node), "remove %lu", i);
 	CHECK(rcuhash_resize(ht, 0), "resize to the count");

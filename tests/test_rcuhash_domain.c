@@ -23,6 +23,7 @@
 #include "check.h"
 #include "ds/rcuhash_internal.h"
 #include "hash_stress.h"
+#include "rcuhash_check.h"
 
 #define KEYS 512
 #define READERS 2
@@ -105,9 +106,7 @@ static void replace(unsigned long key, unsigned op)
 
 static bool resize(unsigned long r)
 {
-	size_t before = rcuhash_buckets(ht);
-
-	return rcuhash_resize(ht, 1 + r % (8 * KEYS)) && rcuhash_buckets(ht) != before;
+	return rcuhash_check_resize(ht, KEYS, r);
 }
 
 static const struct hash_stress stress = {

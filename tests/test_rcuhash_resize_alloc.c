@@ -25,6 +25,7 @@
 #include <quiesce/rcuhash.h>
 
 #include "check.h"
+#include "rcuhash_check.h"
 #include "ds/rcuhash_internal.h"
 
 #define KEYS_A 4096	/* the main thread inserts until a resize is due, at most these */
@@ -61,20 +62,6 @@ static bool found(unsigned long key)
 	return hit;
 }
 
-static size_t walk_count(void)
-{
-	struct rcuhash_walk w;
-	size_t n = 0;
-
-	rcu_read_lock();
-	rcuhash_walk_start(ht, &w);
-	while (rcuhash_walk_next(&w))
-		n++;
-	rcuhash_walk_stop(&w);
-	rcu_read_unlock();
-	return n;
-}
-
 /* In the updater that allocates; only the first allocation waits. */
 static void alloc_hook(void)
 {
@@ -101,7 +88,7 @@ static void *other_updater(void *unused)
 		      items_b[i].key);
 		CHECK(found(items_b[i].key), "key %lu inserted, then not found", items_b[i].key);
 	}
-	CHECK(walk_count() == before + KEYS_B, "a walk while the first updater allocates");
+	CHECK(rcuhash_check_walk_count(ht) == before + KEYS_B, "a walk while the first updater allocates");
 	CHECK(rcuhash_resize(ht, 0), "resize() while the first updater allocates");
 	CHECK(rcuhash_buckets(ht) >= before + KEYS_B, "resize() grew the table: %zu buckets",
 	      rcuhash_buckets(ht));
@@ -143,7 +130,7 @@ static void run(void *busted)
 		CHECK(found(items_a[i].key), "key %lu lost", items_a[i].key);
 	for (unsigned long i = 0; i < KEYS_B; i++)
 		CHECK(found(items_b[i].key), "key %lu lost", items_b[i].key);
-	CHECK(rcuhash_count_exact(ht) == total && walk_count() == total, "%zu elements", total);
+	CHECK(rcuhash_count_exact(ht) == total && rcuhash_check_walk_count(ht) == total, "%zu elements", total);
 	CHECK(rcuhash_buckets(ht) >= total && rcuhash_buckets(ht) <= 4 * total,
 	      "%zu buckets for %zu elements", rcuhash_buckets(ht), total);
 	__atomic_store_n(&quiesce_test_rcuhash_alloc_hook, NULL, __ATOMIC_RELAXED);

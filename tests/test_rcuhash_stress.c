@@ -28,6 +28,7 @@
 #include "check.h"
 #include "ds/rcuhash_internal.h"
 #include "hash_stress.h"
+#include "rcuhash_check.h"
 
 #define KEYS 2048
 #define STABLE 256
@@ -147,9 +148,7 @@ static void update_one(unsigned long key, unsigned op)
 /* Forced resizes to random sizes, from 64 buckets to 8 per element. */
 static bool resize(unsigned long r)
 {
-	size_t before = rcuhash_buckets(ht);
-
-	return rcuhash_resize(ht, 1 + r % (8 * KEYS)) && rcuhash_buckets(ht) != before;
+	return rcuhash_check_resize(ht, KEYS, r);
 }
 
 static const struct hash_stress stress = {
