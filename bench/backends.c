@@ -224,16 +224,8 @@ static void run_urcu(const struct qb_options *opt, int calls, uint64_t deadline)
 
 static void print_rcu_expedited(void)
 {
-	FILE *f = fopen("/sys/kernel/rcu_expedited", "r");
-	int v = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	printf("/sys/kernel/rcu_expedited = %d (membarrier(GLOBAL) waits for the kernel's "
-	       "grace period, which this knob expedites)\n", v);
+	printf("/sys/kernel/rcu_expedited = %s (membarrier(GLOBAL) waits for the kernel's "
+	       "grace period, which this knob expedites)\n", qb_kernel_knob("rcu_expedited"));
 }
 
 static void run_backends(const struct qb_options *opt)

@@ -93,6 +93,12 @@ void qb_plot_point(const char *plot, const char *title, const char *xlabel,
 
 /* Prints an indented note under the rows, e.g. "projected from N". */
 void qb_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * A /sys/kernel knob's value ("rcu_expedited": the one every grace-period
+ * figure depends on), or "?" where it cannot be read.  Two calls' results
+ * may be used at once.
+ */
+const char *qb_kernel_knob(const char *name);
 
 /* Prints a heading for a group of rows. */
 void qb_heading(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

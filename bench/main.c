@@ -439,8 +439,7 @@ void qb_run_threads(int n, void *(*fn)(void *), void *args, size_t arg_size)
 	pthread_barrier_destroy(&barrier);
 }
 
-/* A /sys/kernel knob's value, or "?" where it cannot be read. */
-static const char *kernel_knob(const char *name)
+const char *qb_kernel_knob(const char *name)
 {
 	static char values[2][16];
 	static int next;
@@ -489,7 +488,7 @@ static void print_machine(void)
 	 * which rcu_normal rows and liburcu's mb-less flavors pay.
 	 */
 	printf("kernel: /sys/kernel/rcu_expedited = %s, /sys/kernel/rcu_normal = %s\n",
-	       kernel_knob("rcu_expedited"), kernel_knob("rcu_normal"));
+	       qb_kernel_knob("rcu_expedited"), qb_kernel_knob("rcu_normal"));
 	printf("quiesce: %s%s\n", getenv("QUIESCE_RCU_NORMAL") ? "QUIESCE_RCU_NORMAL set; " : "",
 	       getenv("QUIESCE_RCU_EXPEDITED") ? "QUIESCE_RCU_EXPEDITED set" : "default knobs");
 }

@@ -177,19 +177,6 @@ static void sync_latency(const struct qb_options *opt, uint64_t start)
 	}
 }
 
-static void print_rcu_expedited(void)
-{
-	FILE *f = fopen("/sys/kernel/rcu_expedited", "r");
-	int value = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &value) != 1)
-			value = -1;
-		fclose(f);
-	}
-	qb_note("/sys/kernel/rcu_expedited = %d (-1: unreadable)", value);
-}
-
 static void run_qsbr(const struct qb_options *opt)
 {
 	double (*const read_measures[])(long) = {
@@ -209,7 +196,7 @@ static void run_qsbr(const struct qb_options *opt)
 #ifndef QUIESCE_HAVE_URCU_QSBR
 	qb_missing_peer(EXP, "liburcu QSBR", "liburcu-dev");
 #endif
-	print_rcu_expedited();
+	qb_note("/sys/kernel/rcu_expedited = %s", qb_kernel_knob("rcu_expedited"));
 	/* Unregistered callers first: the reader threads are the latency rows' own. */
 	sync_latency(opt, start);
 	qb_heading("read-side lock+unlock pair, one thread (best of the batches in each sample)");

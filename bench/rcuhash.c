@@ -251,15 +251,8 @@ static void run_rcuhash(const struct qb_options *opt)
 {
 	uint64_t start = qb_now_ns();
 	size_t large = opt->quick ? 1 << 18 : 1 << 20;
-	FILE *f = fopen("/sys/kernel/rcu_expedited", "r");
-	int expedited = -1;
 
-	if (f) {
-		if (fscanf(f, "%d", &expedited) != 1)
-			expedited = -1;
-		fclose(f);
-	}
-	printf("  /sys/kernel/rcu_expedited = %d\n", expedited);
+	printf("  /sys/kernel/rcu_expedited = %s\n", qb_kernel_knob("rcu_expedited"));
 #ifndef QUIESCE_HAVE_URCU
 	qb_missing_peer(EXP, "liburcu cds_lfht", "liburcu-dev");
 #endif

@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <quiesce/percpu_rwsem.h>
@@ -135,15 +136,7 @@ static double burst_ms(void)
  */
 static void note_kernel_expedited(void)
 {
-	FILE *f = fopen("/sys/kernel/rcu_expedited", "r");
-	int on = 0;
-
-	if (f) {
-		if (fscanf(f, "%d", &on) != 1)
-			on = 0;
-		fclose(f);
-	}
-	if (on)
+	if (strcmp(qb_kernel_knob("rcu_expedited"), "1") == 0)
 		qb_heading("note: /sys/kernel/rcu_expedited is 1 here, so even normal grace "
 			   "periods are expedited by the kernel");
 }

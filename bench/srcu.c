@@ -10,7 +10,6 @@
  * Each part measures for its share of the experiment's time budget.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include <quiesce/srcu.h>
 
@@ -193,17 +192,8 @@ static void sync_latency(const struct qb_options *opt)
 
 static void run_srcu(const struct qb_options *opt)
 {
-	char knob[16] = "?";
-	FILE *f = fopen("/sys/kernel/rcu_expedited", "r");
-
-	if (f) {
-		if (!fgets(knob, sizeof(knob), f))
-			snprintf(knob, sizeof(knob), "?");
-		fclose(f);
-	}
-	knob[strcspn(knob, "\n")] = '\0';
-	qb_note("/sys/kernel/rcu_expedited = %s; barrier backend: %s", knob,
-		quiesce_rcu_backend_name());
+	qb_note("/sys/kernel/rcu_expedited = %s; barrier backend: %s",
+		qb_kernel_knob("rcu_expedited"), quiesce_rcu_backend_name());
 	read_pairs(opt);
 	sync_latency(opt);
 }
