@@ -149,20 +149,12 @@ static void sync_latency(const struct qb_options *opt, uint64_t start)
 		qb_heading("synchronize latency with %d reader threads announcing quiescent "
 			   "states back to back", readers);
 		for (int f = 0; f < FLAVORS; f++) {
-			double medians[opt->repetitions], p99s[opt->repetitions];
 			struct qb_spread median, p99;
-			int calls = 0;
 
 			qb_progress("qsbr: latency, %d readers, %s", readers, flavors[f]->name);
-			for (int r = 0; r < opt->repetitions; r++)
-				calls += qb_sync_latency(flavors[f], readers, MAX_CALLS,
-					qb_deadline(opt, start, LATENCY_SHARE * ++cell / cells),
-					&medians[r], &p99s[r]);
-			median = qb_record(EXP, flavors[f]->name, median_metric, "us", medians,
-					   opt->repetitions);
-			p99 = qb_record(EXP, flavors[f]->name, p99_metric, "us", p99s,
-					opt->repetitions);
-			qb_note("%d calls in %d repetitions", calls, opt->repetitions);
+			median = qb_sync_latency_rows(EXP, flavors[f], readers, MAX_CALLS, opt, start,
+						      LATENCY_SHARE, &cell, cells, median_metric,
+						      p99_metric, &p99);
 			qb_plot_point("qsbr-sync-latency",
 				      "QSBR synchronize latency, median (bars: min..max of the repetitions)",
 				      "reader threads", "microseconds", flavors[f]->name, readers, median);

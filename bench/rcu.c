@@ -102,19 +102,12 @@ static void sync_latency(const struct qb_options *opt)
 		qb_heading("synchronize latency with %d busy reader threads", readers);
 		for (size_t f = 0; f < SYNC_FLAVORS; f++) {
 			const struct qb_rcu_flavor *flavor = sync_flavors[f];
-			double medians[opt->repetitions], p99s[opt->repetitions];
 			struct qb_spread median, p99;
-			int calls = 0;
 
 			qb_progress("rcu: latency, %d readers, %s", readers, flavor->name);
-			for (int r = 0; r < opt->repetitions; r++)
-				calls += qb_sync_latency(flavor, readers, MAX_CALLS,
-					qb_deadline(opt, start, LATENCY_SHARE * ++cell / cells),
-					&medians[r], &p99s[r]);
-			median = qb_record(EXP, flavor->name, median_metric, "us", medians,
-					   opt->repetitions);
-			p99 = qb_record(EXP, flavor->name, p99_metric, "us", p99s, opt->repetitions);
-			qb_note("%d calls in %d repetitions", calls, opt->repetitions);
+			median = qb_sync_latency_rows(EXP, flavor, readers, MAX_CALLS, opt, start,
+						      LATENCY_SHARE, &cell, cells, median_metric,
+						      p99_metric, &p99);
 			qb_plot_point("rcu-sync-latency", "synchronize latency, median (bars: min..max of the repetitions)",
 				      "busy reader threads", "microseconds", flavor->name, readers, median);
 			qb_plot_point("rcu-sync-latency-p99", "synchronize latency, p99 (bars: min..max of the repetitions)",

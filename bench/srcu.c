@@ -166,19 +166,12 @@ static void sync_latency(const struct qb_options *opt)
 		qb_heading("synchronize latency with %d busy reader threads (of the domain waited for)",
 			   readers);
 		for (int f = 0; f < n; f++) {
-			double medians[opt->repetitions], p99s[opt->repetitions];
-			struct qb_spread median;
-			int calls = 0;
+			struct qb_spread median, p99;
 
 			qb_progress("srcu: latency, %d readers, %s", readers, flavors[f]->name);
-			for (int r = 0; r < opt->repetitions; r++)
-				calls += qb_sync_latency(flavors[f], readers, MAX_CALLS,
-					qb_deadline(opt, start, LATENCY_SHARE * ++cell / cells),
-					&medians[r], &p99s[r]);
-			median = qb_record(EXP, flavors[f]->name, median_metric, "us", medians,
-					   opt->repetitions);
-			qb_record(EXP, flavors[f]->name, p99_metric, "us", p99s, opt->repetitions);
-			qb_note("%d calls in %d repetitions", calls, opt->repetitions);
+			median = qb_sync_latency_rows(EXP, flavors[f], readers, MAX_CALLS, opt, start,
+						      LATENCY_SHARE, &cell, cells, median_metric,
+						      p99_metric, &p99);
 			qb_plot_point("srcu-sync-latency",
 				      "synchronize latency, median (bars: min..max of the repetitions)",
 				      "busy reader threads", "microseconds", flavors[f]->name, readers,

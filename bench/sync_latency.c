@@ -74,3 +74,23 @@ int qb_sync_latency(const struct qb_rcu_flavor *flavor, int readers, int max_cal
 	free(lat);
 	return calls * batch;
 }
+
+struct qb_spread qb_sync_latency_rows(const char *exp, const struct qb_rcu_flavor *flavor,
+				      int readers, int max_calls, const struct qb_options *opt,
+				      uint64_t start, double share, int *cell, int cells,
+				      const char *median_metric, const char *p99_metric,
+				      struct qb_spread *p99)
+{
+	double medians[opt->repetitions], p99s[opt->repetitions];
+	struct qb_spread median;
+	int calls = 0;
+
+	for (int r = 0; r < opt->repetitions; r++)
+		calls += qb_sync_latency(flavor, readers, max_calls,
+					 qb_deadline(opt, start, share * ++*cell / cells),
+					 &medians[r], &p99s[r]);
+	median = qb_record(exp, flavor->name, median_metric, "us", medians, opt->repetitions);
+	*p99 = qb_record(exp, flavor->name, p99_metric, "us", p99s, opt->repetitions);
+	qb_note("%d calls in %d repetitions", calls, opt->repetitions);
+	return median;
+}

@@ -1,7 +1,7 @@
 /*
- * sync_latency.h - the synchronize-latency measurement that the rcu and
- * backends experiments share: busy reader threads, then grace periods
- * timed one by one.
+ * sync_latency.h - the synchronize-latency measurement that the rcu, qsbr,
+ * srcu and backends experiments share: busy reader threads, then grace
+ * periods timed one by one, and the rows a latency table records.
  */
 #ifndef QUIESCE_BENCH_SYNC_LATENCY_H
 #define QUIESCE_BENCH_SYNC_LATENCY_H
@@ -23,5 +23,21 @@
 
 int qb_sync_latency(const struct qb_rcu_flavor *flavor, int readers, int max_calls,
 		    uint64_t deadline, double *median_us, double *p99_us);
+
+struct qb_options;
+
+/*
+ * One row pair of a latency table: qb_sync_latency() once per repetition,
+ * each to the deadline of the next of `cells` equal slices of `share` of
+ * the budget (*cell counts the slices used), recorded as the flavor's
+ * median_metric and p99_metric rows of experiment exp, in microseconds,
+ * with a note of how many calls were timed.  Returns the medians' spread,
+ * and the p99s' in *p99.
+ */
+struct qb_spread qb_sync_latency_rows(const char *exp, const struct qb_rcu_flavor *flavor,
+				      int readers, int max_calls, const struct qb_options *opt,
+				      uint64_t start, double share, int *cell, int cells,
+				      const char *median_metric, const char *p99_metric,
+				      struct qb_spread *p99);
 
 #endif
