@@ -3,7 +3,9 @@
  * and cross-thread sections, readers that sleep in one domain while other
  * domains' and default RCU's grace periods complete, polled grace periods,
  * a section left open by a thread that exited (reported by the domain's
- * name, ended by another thread), and thousands of domains.
+ * name, ended by another thread), domains that take the same slot of a
+ * thread (srcu.h), a slot taken again after its domain's cleanup, and
+ * thousands of domains.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -209,6 +211,113 @@ static void thread_exit_inside_section(void)
 	cleanup_srcu_struct(&handed);
 }
 
+/*
+ * Two domains a slot's width apart take the same slot of a thread: the
+ * reader's sections of the second are counted per-CPU.  Grace periods of
+ * each wait for the reader's section of that domain, whichever way it is
+ * counted, and for nothing else.
+ */
+static struct srcu_struct same_slot[QUIESCE_SRCU_SLOTS + 1];
+static atomic_int same_slot_state;	/* 1: both sections open; 2: close the second; 3: closed */
+
+static void *same_slot_reader(void *arg)
+{
+	int first = srcu_read_lock(&same_slot[0]);
+	int second = srcu_read_lock(&same_slot[QUIESCE_SRCU_SLOTS]);
+
+	atomic_store(&same_slot_state, 1);
+	while (atomic_load(&same_slot_state) != 2)
+		check_sleep_us(1000);	/* the test's store of 2 ends the wait */
+	srcu_read_unlock(&same_slot[QUIESCE_SRCU_SLOTS], second);
+	atomic_store(&same_slot_state, 3);
+	srcu_read_unlock(&same_slot[0], first);
+	return NULL;
+}
+
+static bool same_slot_open(void *arg)
+{
+	return atomic_load(&same_slot_state) == 1;
+}
+
+static void domains_sharing_a_slot(void)
+{
+	struct srcu_struct *first = &same_slot[0], *second = &same_slot[QUIESCE_SRCU_SLOTS];
+	struct sync_arg on_second = { .ss = second };
+	pthread_t r, s;
+
+	CHECK(quiesce_srcu_slot_of(first) == quiesce_srcu_slot_of(second),
+	      "the two domains do not share a slot");
+	init_srcu_struct(first);
+	init_srcu_struct(second);
+	pthread_create(&r, NULL, same_slot_reader, NULL);
+	check_wait_until(same_slot_open, NULL, "the reader to open both sections");
+	synchronize_srcu(&same_slot[1]);	/* a third domain waits for neither */
+	pthread_create(&s, NULL, sync_thread, &on_second);
+	check_sleep_us(20000);
+	CHECK(!atomic_load(&on_second.done),
+	      "synchronize_srcu() returned with a section counted per-CPU open");
+	atomic_store(&same_slot_state, 2);
+	check_join_within(s, CHECK_HANG_MS, "synchronize_srcu() after the reader left");
+	CHECK(atomic_load(&same_slot_state) >= 3, "grace period ended before the reader left");
+	pthread_join(r, NULL);
+	synchronize_srcu(first);
+	cleanup_srcu_struct(first);
+	cleanup_srcu_struct(second);
+	cleanup_srcu_struct(&same_slot[1]);
+}
+
+/*
+ * cleanup_srcu_struct() frees every thread's slot of the domain: a domain
+ * set up again at the same address takes the slot again from zero, and
+ * its grace periods wait for that thread's new section.
+ */
+static struct srcu_struct reused;
+static atomic_int reused_state;	/* 1: section open; 2: close it; 3: closed */
+
+static void *reused_reader(void *arg)
+{
+	int idx = srcu_read_lock(&reused);
+
+	srcu_read_unlock(&reused, idx);
+	atomic_store(&reused_state, 1);
+	while (atomic_load(&reused_state) != 2)
+		check_sleep_us(1000);	/* the test's store of 2 ends the wait */
+	idx = srcu_read_lock(&reused);
+	atomic_store(&reused_state, 3);
+	while (atomic_load(&reused_state) != 4)
+		check_sleep_us(1000);	/* the test's store of 4 ends the wait */
+	atomic_store(&reused_state, 5);
+	srcu_read_unlock(&reused, idx);
+	return NULL;
+}
+
+static bool reused_at(void *state)
+{
+	return atomic_load(&reused_state) == (int)(intptr_t)state;
+}
+
+static void slot_taken_again_after_cleanup(void)
+{
+	struct sync_arg held = { .ss = &reused };
+	pthread_t r, s;
+
+	init_srcu_struct(&reused);
+	pthread_create(&r, NULL, reused_reader, NULL);
+	check_wait_until(reused_at, (void *)1, "the reader's first section");
+	cleanup_srcu_struct(&reused);
+	init_srcu_struct(&reused);
+	atomic_store(&reused_state, 2);
+	check_wait_until(reused_at, (void *)3, "the reader's section of the new domain");
+	pthread_create(&s, NULL, sync_thread, &held);
+	check_sleep_us(20000);
+	CHECK(!atomic_load(&held.done), "synchronize_srcu() returned with a reader inside");
+	atomic_store(&reused_state, 4);
+	check_join_within(s, CHECK_HANG_MS, "synchronize_srcu() after the reader left");
+	CHECK(atomic_load(&reused_state) == 5, "grace period ended before the reader left");
+	pthread_join(r, NULL);
+	cleanup_srcu_struct(&reused);
+}
+
 #define MANY 2000
 
 static void thousands_of_domains(void)
@@ -236,6 +345,8 @@ int main(void)
 	polled();
 	domains_are_independent();
 	thread_exit_inside_section();
+	domains_sharing_a_slot();
+	slot_taken_again_after_cleanup();
 	thousands_of_domains();
 	printf("srcu api: all checks passed\n");
 	return 0;

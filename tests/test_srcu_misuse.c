@@ -1,9 +1,11 @@
 /*
  * Misuse of SRCU aborts with a message that names the mistake and the
  * domain; what srcu.h allows (synchronize inside another domain's section,
- * sections that end out of order) does not.
+ * sections that end out of order, synchronize after another thread closed
+ * the caller's section) does not.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include <quiesce/srcu.h>
@@ -106,13 +108,25 @@ static void sync_inside_static_section(void *arg)
 	synchronize_srcu(&static_ss);
 }
 
-/* Unregistering parks the thread's record; the check still sees the section. */
+/* Unregistering moves the thread's counts; the check still sees the section. */
 static void sync_inside_section_across_unregister(void *arg)
 {
 	init_srcu_struct(&ss);
 	srcu_read_lock(&ss);
 	rcu_unregister_thread();
 	synchronize_srcu(&ss);
+}
+
+/* A section counted per-CPU: its domain shares the thread's slot with another. */
+static struct srcu_struct slot_mates[QUIESCE_SRCU_SLOTS + 1];
+
+static void sync_inside_section_counted_per_cpu(void *arg)
+{
+	quiesce_init_srcu_struct_name(&slot_mates[0], "first");
+	quiesce_init_srcu_struct_name(&slot_mates[QUIESCE_SRCU_SLOTS], "second");
+	srcu_read_lock(&slot_mates[0]);
+	srcu_read_lock(&slot_mates[QUIESCE_SRCU_SLOTS]);
+	synchronize_srcu(&slot_mates[QUIESCE_SRCU_SLOTS]);
 }
 
 static uint64_t registered_threads(void)
@@ -162,6 +176,49 @@ static void use_after_cleanup(void *arg)
 	srcu_read_lock(&ss);
 }
 
+/*
+ * A closer that has counted a section of ss on its own slot closes one the
+ * test's thread opened, then stays registered until told: its slot shows
+ * the hand-off (more unlocks than locks) to the opener's check.
+ */
+static atomic_int closer_state;	/* 1: give the index; 2: closed; 3: exit */
+static atomic_int closer_idx;
+
+static void *closer(void *arg)
+{
+	int own = srcu_read_lock(&ss);
+
+	srcu_read_unlock(&ss, own);
+	while (atomic_load(&closer_state) != 1)
+		check_sleep_us(1000);	/* the opener's store of 1 ends the wait */
+	srcu_read_unlock(&ss, atomic_load(&closer_idx));
+	atomic_store(&closer_state, 2);
+	while (atomic_load(&closer_state) != 3)
+		check_sleep_us(1000);	/* the opener's store of 3 ends the wait */
+	return NULL;
+}
+
+static bool closed(void *arg)
+{
+	return atomic_load(&closer_state) == 2;
+}
+
+static void sync_after_hand_off(void)
+{
+	pthread_t t;
+
+	init_srcu_struct(&ss);
+	pthread_create(&t, NULL, closer, NULL);
+	atomic_store(&closer_idx, srcu_read_lock(&ss));
+	atomic_store(&closer_state, 1);
+	check_wait_until(closed, NULL, "the other thread to close the section");
+	synchronize_srcu(&ss);	/* this thread's slot still counts the section open */
+	atomic_store(&closer_state, 3);
+	pthread_join(t, NULL);
+	synchronize_srcu(&ss);
+	cleanup_srcu_struct(&ss);
+}
+
 static void allowed(void)
 {
 	int a, b, c;
@@ -191,6 +248,7 @@ static void allowed(void)
 		srcu_read_unlock(&other, deep[i]);
 	synchronize_srcu(&other);
 	cleanup_srcu_struct(&ss);
+	sync_after_hand_off();
 	unregister_inside_section();
 	cleanup_srcu_struct(&other);
 }
@@ -222,6 +280,9 @@ int main(void)
 	check_child_aborts(sync_inside_section_across_unregister, NULL,
 			   "synchronize_srcu() called inside a read-side critical section of SRCU "
 			   "domain \"ss\"");
+	check_child_aborts(sync_inside_section_counted_per_cpu, NULL,
+			   "synchronize_srcu() called inside a read-side critical section of SRCU "
+			   "domain \"second\"");
 	check_child_aborts(use_after_cleanup, NULL,
 			   "srcu_read_lock() on SRCU domain \"ss\" after cleanup_srcu_struct()");
 	allowed();

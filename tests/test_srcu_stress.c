@@ -53,6 +53,8 @@ static atomic_bool stop, late_readers;
 static atomic_ulong violations, reads, updates, handoffs, lates;
 static __thread unsigned window_seed, reader_id;
 static __thread bool late;
+/* Between a reader's outermost lock and its unlock or hand-over. */
+static __thread bool in_section;
 /*
  * A late reader's cookie while it waits for its grace period and until it
  * has loaded the object (0: none).  After each grace period the updater
@@ -92,7 +94,7 @@ static void stress_lock_window(void)
 	if (r % 8)
 		return;
 	if (atomic_load_explicit(&late_readers, memory_order_relaxed) && r / 8 % 4 == 0 &&
-	    reader_id > 2 && quiesce_srcu_held_self.level == 1 &&
+	    reader_id > 2 && !in_section &&
 	    !atomic_exchange(&late_active, true)) {
 		late = true;
 		atomic_store(&late_cookie[reader_id], get_state_synchronize_srcu(&ss));
@@ -159,6 +161,8 @@ static void *reader(void *arg)
 		struct elem *e = srcu_dereference(current, &ss);
 		unsigned r = rand_r(&seed);
 
+		in_section = true;
+
 		if (late)
 			atomic_store(&late_cookie[id], 0);
 		check_elem(e);
@@ -187,6 +191,7 @@ static void *reader(void *arg)
 			for (unsigned i = r % 2000; i > 0; i--)
 				quiesce_cpu_relax();
 		check_elem(e);
+		in_section = false;
 		if (id == 1 && r % 5 == 0 && hand_over(idx, e))
 			;	/* reader 2 checks e again and closes the section */
 		else

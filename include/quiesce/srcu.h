@@ -31,24 +31,24 @@
  *   called inside a section of the same domain (they would wait for
  *   themselves); inside sections of other domains they may (and
  *   synchronize_srcu() inside default RCU's sections too).  What is
- *   checked: each thread records the domains of its innermost four open
- *   sections that it opened itself; synchronize_srcu(&ss) (or the others)
- *   aborts with a message when ss is among them, unless some section of ss has ever been
- *   closed by a thread that did not record it (a hand-off), after which
- *   ss is not checked.  A thread that closes, on a domain, a section
- *   another thread opened while its own innermost open section is of the
- *   same domain and index takes it for its own: the opener's record then
- *   keeps a closed section, and the opener's synchronize_srcu(&ss) would
- *   abort wrongly until the closer's own section ends.  Avoid that one
- *   pattern, or call synchronize_srcu() on such a domain only from threads
- *   that hold no section of it.
+ *   checked: each thread counts the sections it opens and closes on each
+ *   domain (below); synchronize_srcu(&ss) (or the others) aborts with a
+ *   message when the calling thread has opened more sections of ss than
+ *   it closed, unless ss shows a hand-off: a thread that closed more
+ *   sections of ss than it opened, or closed one it had not opened on a
+ *   domain counted per-CPU for it (below).  Then ss is not checked any
+ *   more.  A thread that closes a section another thread opened while it
+ *   has one of its own open on the same domain and index hides the
+ *   hand-off until its own section ends, and meanwhile the opener's
+ *   synchronize_srcu(&ss) would abort wrongly.  Avoid that one pattern, or
+ *   call synchronize_srcu() on such a domain only from threads that hold
+ *   no section of it.  Of the sections a thread counts per-CPU, the
+ *   innermost four are checked.
  * - A thread's first srcu_read_lock() or srcu_read_unlock() registers it as
  *   rcu_read_lock() does (rcu.h), so that every heavy-barrier backend
  *   reaches it (the signal one reaches registered threads only).  Sections
  *   may be taken in signal handlers of a thread registered already
- *   (registering takes a lock); one that interrupts the thread's own
- *   srcu_read_lock() of the same domain may leave that domain unchecked
- *   (above), never wrongly checked.
+ *   (registering takes a lock; nothing else on the read side does).
  * - A thread that exits inside a section leaves it open: the section is not
  *   the thread's.  Grace periods wait for it, and after the stall timeout
  *   report "SRCU domain <name>: N readers inside" (tid 0, thread_name the
@@ -80,15 +80,23 @@
  *   callback thread run it; poll_state_synchronize_srcu() says whether it
  *   has passed.
  *
- * Cost: a reader is one load of the domain's index and one add to this
- * CPU's slot of a counter, in and out: no atomic instruction and no fence
- * on x86-64 with rseq (glibc 2.35+); an atomic add elsewhere
- * (percpu_count.h); and the thread's record above, a few thread-local
- * loads and stores.  Memory: the structure (64 bytes), four per-CPU
- * counters of 8 * (possible CPUs + 1) bytes, and 736 bytes of grace-period
- * and callback state (x86-64, glibc): proportional to CPUs, not threads,
- * so thousands of domains are fine (a thread each only for those that use
- * call_srcu() or start_poll).
+ * Cost: a reader is one load of the domain's index and one add to the
+ * calling thread's own count of the domain, in and out: no atomic
+ * instruction and no fence on x86-64 (elsewhere a relaxed atomic add),
+ * flat in the number of threads.  Each thread has QUIESCE_SRCU_SLOTS slots
+ * for its counts, and a domain always takes the same one (by its
+ * address), which the thread keeps until it unregisters (or exits) or the
+ * domain is cleaned up.  A thread whose slot for a domain holds another
+ * one (it used more domains than that, or two that pick the same slot)
+ * counts the first domain's sections on the domain's per-CPU
+ * counters instead: one add to this CPU's slot, through rseq on x86-64
+ * with glibc 2.35+, an atomic add elsewhere (percpu_count.h), and a record
+ * of the section for the check above; about 3.5 times the cost.  Memory:
+ * the structure (64 bytes), four per-CPU counters of 8 * (possible CPUs +
+ * 1) bytes, and 736 bytes of grace-period and callback state (x86-64,
+ * glibc): proportional to CPUs, not threads, so thousands of domains are
+ * fine (a thread each only for those that use call_srcu() or start_poll).
+ * Each thread has its slots, 160 bytes, whatever the number of domains.
  * The ordering argument is at the top of src/rcu/srcu.c.
  */
 #ifndef QUIESCE_SRCU_H
@@ -144,23 +152,46 @@ QUIESCE_API bool quiesce_poll_state_synchronize_srcu(struct quiesce_srcu_struct 
 						     unsigned long cookie);
 
 /*
- * The record behind the synchronize-inside-a-section check (see the rules
- * above): the domains of the innermost QUIESCE_SRCU_HELD open sections this
- * thread opened, each with its index in bit 0, and in `level` how many it
- * has open, plus one.  `level` is 0 until the thread's first section has
- * registered it (rcu.h), and again once it unregisters: the one test of
- * `level` on the fast paths thus also sends unregistered threads to the
- * slow ones, which register them (every add is made by a registered
- * thread; src/rcu/srcu.c says why).
+ * A thread's counts of its sections of one domain: QUIESCE_SRCU_SLOTS slots
+ * per thread, each a domain and, on each index, how many sections this
+ * thread opened and closed there (both only grow while the slot keeps its
+ * domain).  A domain has one slot in each thread, chosen by its address;
+ * the thread claims it at its first section there if it is free (src/rcu/
+ * srcu.c says who frees it).  A thread whose slot holds another domain
+ * counts that domain's sections on its per-CPU counters instead.  Only
+ * the thread writes its counts; grace periods read them.
  */
-#define QUIESCE_SRCU_HELD 4
-struct quiesce_srcu_held {
-	uintptr_t held[QUIESCE_SRCU_HELD];
-	unsigned level;
-	unsigned parked;	/* level when the thread unregistered, or 0 */
+#define QUIESCE_SRCU_SLOTS 4
+struct quiesce_srcu_slot {
+	struct quiesce_srcu_struct *ss;	/* NULL: free; its counts are then 0 */
+	unsigned long count[4];		/* locks on index 0 and 1, then unlocks */
 };
-QUIESCE_API extern __thread struct quiesce_srcu_held quiesce_srcu_held_self
+QUIESCE_API extern __thread struct quiesce_srcu_slot quiesce_srcu_slots_self[QUIESCE_SRCU_SLOTS]
 	__attribute__((tls_model("initial-exec")));
+
+static inline struct quiesce_srcu_slot *quiesce_srcu_slot_of(const struct quiesce_srcu_struct *ss)
+{
+	return &quiesce_srcu_slots_self[(uintptr_t)ss / sizeof(*ss) % QUIESCE_SRCU_SLOTS];
+}
+
+/*
+ * Adds 1 to one of the calling thread's counts.  On x86-64 one add
+ * instruction, not atomic: no other thread writes the count, and a signal
+ * handler that takes a section on this thread cannot split one
+ * instruction (a load, add and store could lose the handler's add).
+ * Elsewhere a relaxed atomic add.
+ */
+static inline void quiesce_srcu_count_inc(unsigned long *count)
+{
+#if defined(__x86_64__) && !defined(QUIESCE_TSAN)
+	__asm__ volatile("addq $1, %0" : "+m"(*count));
+#elif defined(QUIESCE_TSAN)
+	/* ThreadSanitizer sees no standalone fence: the add orders itself. */
+	__atomic_fetch_add(count, 1, __ATOMIC_ACQ_REL);
+#else
+	__atomic_fetch_add(count, 1, __ATOMIC_RELAXED);
+#endif
+}
 
 QUIESCE_API QUIESCE_COLD int quiesce_srcu_read_lock_slow(struct quiesce_srcu_struct *ss);
 QUIESCE_API QUIESCE_COLD void quiesce_srcu_read_unlock_slow(struct quiesce_srcu_struct *ss, int idx);
@@ -168,14 +199,15 @@ QUIESCE_API QUIESCE_COLD void quiesce_srcu_wake_grace_period(struct quiesce_srcu
 
 static inline int quiesce_srcu_read_lock(struct quiesce_srcu_struct *ss)
 {
-	struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
+	struct quiesce_srcu_slot *slot = quiesce_srcu_slot_of(ss);
 	int idx = (int)(QUIESCE_LOAD(&ss->idx) & 1);
-	/* The set-up's release store published the zeroed counter. */
-	long *locks = quiesce_rcu_dereference(ss->count[idx]);
-	unsigned level = self->level;
 
-	/* The unusual cases: a domain not set up, a thread not registered, a deep nest. */
-	if (QUIESCE_UNLIKELY(!locks || level - 1 >= QUIESCE_SRCU_HELD))
+	/*
+	 * The unusual cases: the thread's slot is free (its first section of
+	 * the domain, or it is not registered: unregistering frees its
+	 * slots) or holds another domain.
+	 */
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&slot->ss) != ss))
 		return quiesce_srcu_read_lock_slow(ss);
 	/*
 	 * Test-only: QUIESCE_TEST_SRCU_LOCK_WINDOW(), defined before this
@@ -187,9 +219,7 @@ static inline int quiesce_srcu_read_lock(struct quiesce_srcu_struct *ss)
 #ifdef QUIESCE_TEST_SRCU_LOCK_WINDOW
 	QUIESCE_TEST_SRCU_LOCK_WINDOW();
 #endif
-	quiesce_percpu_count_add(locks, 1);
-	self->held[level - 1] = (uintptr_t)ss | (uintptr_t)idx;
-	self->level = level + 1;
+	quiesce_srcu_count_inc(&slot->count[idx]);
 	/*
 	 * Keeps the section's loads after the add in program order.  The CPU
 	 * may still reorder them (store-load); the grace period's heavy
@@ -201,19 +231,13 @@ static inline int quiesce_srcu_read_lock(struct quiesce_srcu_struct *ss)
 
 static inline void quiesce_srcu_read_unlock(struct quiesce_srcu_struct *ss, int idx)
 {
-	struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
-	unsigned level = self->level;
+	struct quiesce_srcu_slot *slot = quiesce_srcu_slot_of(ss);
 
-	/*
-	 * The unusual cases: a bad index, a deep nest, a section not ours, a
-	 * thread not registered (level 0: the subtraction wraps).
-	 */
-	if (QUIESCE_UNLIKELY((unsigned)idx > 1 || level - 2 >= QUIESCE_SRCU_HELD ||
-			     self->held[level - 2] != ((uintptr_t)ss | (uintptr_t)idx))) {
+	/* The unusual cases: a bad index, a slot free or of another domain. */
+	if (QUIESCE_UNLIKELY((unsigned)idx > 1 || QUIESCE_LOAD(&slot->ss) != ss)) {
 		quiesce_srcu_read_unlock_slow(ss, idx);
 		return;
 	}
-	self->level = level - 1;
 	/*
 	 * Release: the section's accesses come before the add that counts
 	 * it out.  Pairs with the acquire fence between the grace period's
@@ -221,7 +245,7 @@ static inline void quiesce_srcu_read_unlock(struct quiesce_srcu_struct *ss, int 
 	 * x86-64.
 	 */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	quiesce_percpu_count_add(ss->count[2 + idx], 1);
+	quiesce_srcu_count_inc(&slot->count[2 + idx]);
 	/*
 	 * A grace period waits only for the index readers are not taking.
 	 * If it sleeps, it stored writer_sleeping, then issued its heavy

@@ -5,8 +5,9 @@
  * registering allocates nothing.  A pthread key destructor unregisters a
  * thread that exits while registered; it runs before the thread's TLS is
  * freed, so the registry never points into a dead thread.  Leaving the
- * registry also parks the thread's SRCU record (srcu.c), whose level is
- * what sends SRCU readers that are not registered to the slow path.
+ * registry also moves the thread's SRCU counts out of its slots (srcu.c),
+ * under the lock, so that grace periods, which count under it, see them
+ * in one place or the other, never both or neither.
  */
 #include "rcu/registry.h"
 
@@ -49,6 +50,7 @@ static void unregister_self(void)
 	 */
 	quiesce_fence_store_load();
 	pthread_mutex_lock(&quiesce_registry_lock);
+	quiesce_srcu_move_slots(quiesce_srcu_slots_self, true);
 	self_entry.prev->next = self_entry.next;
 	self_entry.next->prev = self_entry.prev;
 	/*
@@ -60,8 +62,6 @@ static void unregister_self(void)
 	QUIESCE_STORE_RELEASE(&quiesce_registry_count, quiesce_registry_count - 1);
 	pthread_mutex_unlock(&quiesce_registry_lock);
 	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, QUIESCE_RCU_UNREGISTERED);
-	/* SRCU's fast paths are for registered threads only. */
-	quiesce_srcu_park_self();
 }
 
 static void thread_exit_destructor(void *unused)
@@ -98,6 +98,7 @@ void quiesce_rcu_register_thread(void)
 	pthread_setspecific(exit_key, &self_entry);
 
 	self_entry.reader = &quiesce_rcu_reader_self;
+	self_entry.srcu_slots = quiesce_srcu_slots_self;
 	self_entry.thread = pthread_self();
 	self_entry.tid = quiesce_gettid();
 	self_entry.barrier = (struct quiesce_barrier_slot){ 0 };
@@ -157,6 +158,10 @@ static void registry_parent_after_fork(void)
 
 static void registry_child_after_fork(void)
 {
+	/* The other threads are gone; their open SRCU sections stay counted. */
+	quiesce_registry_for_each(e)
+		if (e != &self_entry)
+			quiesce_srcu_move_slots(e->srcu_slots, false);
 	quiesce_registry_head.next = quiesce_registry_head.prev = &quiesce_registry_head;
 	quiesce_registry_count = 0;
 	if (self_registered()) {

@@ -9,12 +9,14 @@
 #include <stdbool.h>
 
 #include <quiesce/rcu.h>
+#include <quiesce/srcu.h>
 
 #include "rcu/gp_barrier.h"
 
 struct quiesce_registry_entry {
 	struct quiesce_registry_entry *next, *prev;
 	struct quiesce_rcu_reader *reader;	/* the thread's TLS counter */
+	struct quiesce_srcu_slot *srcu_slots;	/* its SRCU counts (srcu.h) */
 	pthread_t thread;
 	int tid;
 	struct quiesce_barrier_slot barrier;	/* signal backend: its handshake */

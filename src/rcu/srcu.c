@@ -3,10 +3,13 @@
  * grace periods run by the engine (gp_engine.c) as for every domain.
  *
  * Readers (include/quiesce/srcu.h).  srcu_read_lock() loads the domain's
- * index i, adds 1 to this CPU's slot of locks[i] and returns i, with a
- * compiler barrier after the add.  srcu_read_unlock(i) issues a release
- * fence (no instruction on x86-64), adds 1 to unlocks[i], then looks at
- * writer_sleeping and the index.  The four counters only grow.
+ * index i, adds 1 to locks[i] and returns i, with a compiler barrier
+ * after the add.  srcu_read_unlock(i) issues a release fence (no
+ * instruction on x86-64), adds 1 to unlocks[i], then looks at
+ * writer_sleeping and the index.  An add goes to the calling thread's own
+ * count of the domain (its slot, srcu.h) or, when that slot holds another
+ * domain, to this CPU's slot of the domain's per-CPU counter.  Only the
+ * slot's thread writes a slot's counts.
  *
  * A grace period, after its caller has unlinked an object (the engine runs
  * the steps, the ops below say what they are for this domain):
@@ -21,8 +24,14 @@
  *      second wait is for the old index c.
  *   5. blocking(): counts c's readers until none is inside.
  *
- * Counting index i (readers_inside()): sum unlocks[i] (U), acquire fence,
- * sum locks[i] (L).  Neither sum is a snapshot, but:
+ * Counting index i (readers_inside()): under the registry lock, sum
+ * unlocks[i] (U) over the per-CPU counter and the slots of the domain in
+ * every registered thread, acquire fence, sum locks[i] (L) the same way.
+ * Counts leave slots only under that lock (quiesce_srcu_move_slots() and
+ * cleanup), so during a count every counter only grows.  A thread claims
+ * a free slot (all its counts 0) without the lock: a slot that joins
+ * between the sums adds to L only, which errs toward waiting.  Neither
+ * sum is a snapshot, but:
  *
  *  A. A reader whose unlock U saw has its lock in L.  Its lock add happens
  *     before its unlock add (program order, or the hand-off that srcu.h
@@ -72,37 +81,50 @@
  * The backends.  membarrier() and mprotect() reach every thread of the
  * process; the signal handshake reaches registered threads only.  So every
  * thread registers (as rcu_read_lock() does) before its first add, lock or
- * unlock: the check is one thread-local load on each.  A thread that
- * leaves the registry fences first (registry.c), after every add it made:
- * its open sections are in every later count (B's first case), and their
- * accesses precede their unlocks, which the grace period waits for.
+ * unlock: the fast paths run only on a slot the thread claimed, which the
+ * slow paths do after registering it, and unregistering frees the slots.
+ * A thread that leaves the registry fences first (registry.c), after every
+ * add it made, and moves its slots' counts to the per-CPU counters under
+ * the registry lock: what it left open is in every later count (B's first
+ * case), and what it closed happened before those counts.
+ *
+ * Moving counts (quiesce_srcu_move_slots()): a thread that unregisters or
+ * exits, and in a child of fork() every thread but the forking one, gives
+ * up its slots.  For each index, locks minus unlocks of the slot is added
+ * to the domain's per-CPU count of locks, so that every later count's L -
+ * U is what it would have been; the slot's counts are then zeroed and the
+ * slot freed with release, which a claim's acquire pairs with.
  *
  * No reader, no barrier (no_reader()).  When no thread but the caller is
  * registered and both indexes count no reader, the grace period ends at
- * once.  Every add is made by a registered thread: the fast paths run
- * only while the thread's record has a level, which the slow paths give
- * it after registering it and unregistering takes away (registry.c).  A
- * thread registered now would be in the registry count, which is loaded
- * (sequentially consistent) after the engine stored gp_seq odd: a thread
- * that registers meanwhile stores the count and fences before its first
- * add, so either we see it or its section sees the unlink (the
- * store-buffer pattern, as rcu_domain.c argues).  A thread that
- * unregistered stored the count with release after its last add, so that
- * add happens before our counts (the acquire of our count load), and A
- * says its section, if U counted it, ended before them; if U did not,
- * L != U and we do not skip.  The caller's own adds precede its counts in
- * program order.
+ * once; the count then reads the per-CPU counters and the caller's slots
+ * only, without the lock.  A thread registered now would be in the
+ * registry count, which is loaded (sequentially consistent) after the
+ * engine stored gp_seq odd: a thread that registers meanwhile stores the
+ * count and fences before its first add, so either we see it or its
+ * section sees the unlink (the store-buffer pattern, as rcu_domain.c
+ * argues).  A thread that unregistered moved its counts and then stored
+ * the registry count with release, under the lock: our acquire of the
+ * count makes its moved counts and its last adds visible to our counts,
+ * and A says its sections, if U counted them, ended before them; if U did
+ * not, L != U and we do not skip.  The caller's own adds precede its
+ * counts in program order.
  *
  * The check that synchronize_srcu() and srcu_barrier() are not called
- * inside the domain's own section (rules in srcu.h): each thread's
- * quiesce_srcu_held_self records the innermost sections it opened; an
- * unlock that does not find its section on top of the unlocking thread's
- * record searches the record, and when the section is not there marks the
- * domain handed_off, which ends the check for it.
+ * inside the domain's own section (rules in srcu.h): the caller's slot,
+ * when it holds the domain, says how many sections the caller opened and
+ * did not close there; for sections counted per-CPU, each thread's record
+ * (record_self) holds the first four it opened, and an unlock counted
+ * per-CPU that the unlocking thread's record lacks marks the domain
+ * handed_off.  A check that finds an open section looks for a hand-off
+ * among the slots before it aborts: a slot with more unlocks than locks on
+ * an index marks the domain handed_off, and so does moving such a slot's
+ * counts; handed_off ends the check for the domain.
  *
  * Set-up: DEFINE_SRCU's domain starts with no counters; the first use sets
- * it up under setup_lock and publishes the counters with release, which
- * the readers' dependent loads pair with.
+ * it up under setup_lock and publishes the state with release, which the
+ * acquire in ready() pairs with.  Every call reaches the counters through
+ * ready() (the fast paths only through a slot, which is claimed after it).
  */
 #include <quiesce/srcu.h>
 
@@ -120,14 +142,27 @@
 
 bool quiesce_test_busted_srcu;
 
-__thread struct quiesce_srcu_held quiesce_srcu_held_self __attribute__((tls_model("initial-exec")));
+__thread struct quiesce_srcu_slot quiesce_srcu_slots_self[QUIESCE_SRCU_SLOTS]
+	__attribute__((tls_model("initial-exec")));
+
+/*
+ * The sections a thread counted per-CPU (its slot held another domain) and
+ * has not closed: `depth` of them, the domain of each of the first
+ * RECORDED with its index in bit 0.
+ */
+#define RECORDED 4
+struct per_cpu_record {
+	uintptr_t held[RECORDED];
+	unsigned depth;
+};
+static __thread struct per_cpu_record record_self __attribute__((tls_model("initial-exec")));
 
 struct quiesce_srcu_state {
 	struct quiesce_gp_domain gp;
 	struct quiesce_srcu_struct *ss;
 	unsigned wait_idx;		/* under gp_lock: the index waited for */
 	bool second_wait;		/* under gp_lock: flipped, waiting for the old index */
-	bool handed_off;		/* a section was closed by a thread that had no record of it */
+	bool handed_off;		/* a thread closed a section it did not open (srcu.h) */
 	char stall_detail[192];		/* under gp_lock: the stall report's line */
 	struct quiesce_cb_domain cb;	/* call_srcu(): its thread starts on first use */
 };
@@ -154,17 +189,53 @@ static const char *name_of(const struct quiesce_srcu_struct *ss)
 	return ss->name + (ss->name[0] == '&');
 }
 
-/* The readers inside index i, as the top of this file counts them (A). */
-static long readers_inside(struct quiesce_srcu_struct *ss, unsigned i)
+/* Count c (locks on index 0, 1, unlocks on 0, 1) of ss in one thread's slots. */
+static unsigned long slot_count(const struct quiesce_srcu_slot *slots,
+				const struct quiesce_srcu_struct *ss, unsigned c)
 {
-	long unlocks = quiesce_percpu_count_sum(UNLOCKS(ss, i)), locks;
+	const struct quiesce_srcu_slot *slot =
+		&slots[(uintptr_t)ss / sizeof(*ss) % QUIESCE_SRCU_SLOTS];
 
+#ifdef QUIESCE_TSAN
+	/* The acquire that the fences around the counts stand for (srcu.h). */
+	return QUIESCE_LOAD(&slot->ss) == ss ? QUIESCE_LOAD_ACQUIRE(&slot->count[c]) : 0;
+#else
+	return QUIESCE_LOAD(&slot->ss) == ss ? QUIESCE_LOAD(&slot->count[c]) : 0;
+#endif
+}
+
+/* Count c of ss over the per-CPU counter and the registered threads' slots. */
+static long count_of(struct quiesce_srcu_struct *ss, unsigned c, bool all_threads)
+{
+	long sum = quiesce_percpu_count_sum(ss->count[c]);
+
+	if (!all_threads)
+		return sum + (long)slot_count(quiesce_srcu_slots_self, ss, c);
+	quiesce_registry_for_each(e)
+		sum += (long)slot_count(e->srcu_slots, ss, c);
+	return sum;
+}
+
+/*
+ * The readers inside index i, as the top of this file counts them (A);
+ * all_threads false: the calling thread is the only one registered, if
+ * any (no_reader()), and the count needs no lock.
+ */
+static long readers_inside(struct quiesce_srcu_struct *ss, unsigned i, bool all_threads)
+{
+	long unlocks, locks;
+
+	if (all_threads)
+		pthread_mutex_lock(&quiesce_registry_lock);
+	unlocks = count_of(ss, 2 + i, all_threads);
 	/*
 	 * Acquire: pairs with the release fence before each unlock's add, so
 	 * that the lock of every unlock counted above is counted below.
 	 */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	locks = quiesce_percpu_count_sum(LOCKS(ss, i));
+	locks = count_of(ss, i, all_threads);
+	if (all_threads)
+		pthread_mutex_unlock(&quiesce_registry_lock);
 	if (unlocks > locks)
 		quiesce_die("SRCU domain \"%s\": %ld more srcu_read_unlock() than srcu_read_lock() "
 			    "on index %u: an unlock of an index that was not locked",
@@ -216,7 +287,7 @@ static unsigned srcu_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_st
 			      char names[][16], unsigned cap)
 {
 	struct quiesce_srcu_state *st = state_of(d);
-	long inside = readers_inside(st->ss, st->wait_idx);
+	long inside = readers_inside(st->ss, st->wait_idx, true);
 
 	if (!inside)
 		return 0;
@@ -251,7 +322,7 @@ static bool srcu_no_reader(struct quiesce_gp_domain *d)
 
 	if (!(n == 0 || (n == 1 && quiesce_rcu_reader_self.ctr != QUIESCE_RCU_UNREGISTERED)))
 		return false;
-	return readers_inside(ss, 0) == 0 && readers_inside(ss, 1) == 0;
+	return readers_inside(ss, 0, false) == 0 && readers_inside(ss, 1, false) == 0;
 }
 
 static const struct quiesce_gp_domain_ops srcu_ops = {
@@ -263,7 +334,19 @@ static const struct quiesce_gp_domain_ops srcu_ops = {
 	.next_wait = srcu_next_wait,
 };
 
-static void set_up(struct quiesce_srcu_struct *ss)
+/*
+ * A domain's four counters, allocated before setup_lock is taken: the
+ * allocator's lock is taken around fork() before setup_lock, in whichever
+ * order the two fork handlers were registered, so it must never be taken
+ * under setup_lock.
+ */
+static void alloc_counters(long *counters[4])
+{
+	for (unsigned i = 0; i < 4; i++)
+		counters[i] = quiesce_percpu_count_alloc();
+}
+
+static void set_up(struct quiesce_srcu_struct *ss, long *const counters[4])
 {
 	struct quiesce_srcu_state *st = calloc(1, sizeof(*st));
 
@@ -273,17 +356,19 @@ static void set_up(struct quiesce_srcu_struct *ss)
 	quiesce_cb_domain_init(&st->cb, &st->gp, "quiesce-srcu");
 	st->ss = ss;
 	for (unsigned i = 0; i < 4; i++)
-		/* Release: the zeroed slots before the pointer (readers' dependent loads). */
-		QUIESCE_STORE_RELEASE(&ss->count[i], quiesce_percpu_count_alloc());
+		QUIESCE_STORE(&ss->count[i], counters[i]);
 	/* Release: the counters and the state before the pointer (ready()'s acquire). */
 	QUIESCE_STORE_RELEASE(&ss->state, st);
 }
 
 int quiesce_init_srcu_struct_name(struct quiesce_srcu_struct *ss, const char *name)
 {
+	long *counters[4];
+
+	alloc_counters(counters);
 	memset(ss, 0, sizeof(*ss));
 	ss->name = name;
-	set_up(ss);
+	set_up(ss, counters);
 	return 0;
 }
 
@@ -294,11 +379,19 @@ static struct quiesce_srcu_state *ready(struct quiesce_srcu_struct *ss, const ch
 	struct quiesce_srcu_state *st = QUIESCE_LOAD_ACQUIRE(&ss->state);
 
 	if (!st) {
+		long *counters[4];
+		bool used = false;
+
+		alloc_counters(counters);
 		pthread_mutex_lock(&setup_lock);
-		if (!ss->state)
-			set_up(ss);
+		if (!ss->state) {
+			set_up(ss, counters);
+			used = true;
+		}
 		st = ss->state;
 		pthread_mutex_unlock(&setup_lock);
+		for (unsigned i = 0; i < 4 && !used; i++)
+			quiesce_percpu_count_free(counters[i]);
 	}
 	if (st == &cleaned_up)
 		quiesce_die("%s() on SRCU domain \"%s\" after cleanup_srcu_struct()", call,
@@ -306,102 +399,187 @@ static struct quiesce_srcu_state *ready(struct quiesce_srcu_struct *ss, const ch
 	return st;
 }
 
+static uintptr_t record_key(const struct quiesce_srcu_struct *ss, int idx)
+{
+	return (uintptr_t)ss | (uintptr_t)idx;
+}
+
+/* A section the calling thread opened and counted per-CPU. */
+static void record_open(struct quiesce_srcu_struct *ss, int idx)
+{
+	struct per_cpu_record *self = &record_self;
+
+	if (self->depth < RECORDED)
+		self->held[self->depth] = record_key(ss, idx);
+	self->depth++;
+}
+
 /*
- * Registers the calling thread (rcu.h) if it is not yet, and brings its
- * record's level back from where unregistering parked it.  After this the
- * fast paths (srcu.h) take the thread: a level of 0 is what sent it here.
+ * Takes the section (ss, idx) off the calling thread's record: the last
+ * entry, or one before it (sections may end out of order).  False when
+ * the record lacks it: the thread did not open it (a hand-off), or had the
+ * section counted on its slot before unregistering.  A thread deeper than
+ * the record takes its deepest section off, recorded or not.
  */
-static void register_self(void)
+static bool record_close(struct quiesce_srcu_struct *ss, int idx)
 {
-	struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
+	struct per_cpu_record *self = &record_self;
+	uintptr_t key = record_key(ss, idx);
 
-	if (self->level)
-		return;
-	quiesce_rcu_register_thread();
-	self->level = self->parked ? self->parked : 1;
-	self->parked = 0;
+	if (self->depth > RECORDED) {
+		self->depth--;
+		return true;
+	}
+	for (unsigned j = self->depth; j-- > 0;) {
+		if (self->held[j] != key)
+			continue;
+		memmove(&self->held[j], &self->held[j + 1], (self->depth - j - 1) * sizeof(key));
+		self->depth--;
+		return true;
+	}
+	return false;
 }
 
-void quiesce_srcu_park_self(void)
+static bool record_holds(const struct quiesce_srcu_struct *ss)
 {
-	struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
+	const struct per_cpu_record *self = &record_self;
+	unsigned recorded = self->depth < RECORDED ? self->depth : RECORDED;
 
-	if (self->level)
-		self->parked = self->level;
-	self->level = 0;
+	for (unsigned j = 0; j < recorded; j++)
+		if ((self->held[j] & ~(uintptr_t)1) == (uintptr_t)ss)
+			return true;
+	return false;
 }
 
-/* How many sections the calling thread has open by its record. */
-static unsigned open_sections(void)
+/* Whether the calling thread may count its sections of ss on its slot. */
+static bool claim_slot(struct quiesce_srcu_struct *ss)
 {
-	const struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
-	unsigned level = self->level ? self->level : self->parked;
+	struct quiesce_srcu_slot *slot = quiesce_srcu_slot_of(ss);
+	struct quiesce_srcu_struct *free_slot = NULL;
 
-	return level ? level - 1 : 0;
+	/*
+	 * A compare-exchange: a signal handler taking a section on this
+	 * thread may claim the slot meanwhile.  Acquire: pairs with the
+	 * release that freed the slot, after its counts were zeroed.
+	 */
+	__atomic_compare_exchange_n(&slot->ss, &free_slot, ss, false, __ATOMIC_ACQUIRE,
+				    __ATOMIC_ACQUIRE);
+	return QUIESCE_LOAD(&slot->ss) == ss;
 }
 
 int quiesce_srcu_read_lock_slow(struct quiesce_srcu_struct *ss)
 {
-	struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
-	unsigned depth;
 	int idx;
 
-	register_self();
+	/* Registered before the first add (the top of this file says why). */
+	quiesce_rcu_register_thread();
 	ready(ss, "srcu_read_lock");
 	idx = (int)(QUIESCE_LOAD(&ss->idx) & 1);
-	quiesce_percpu_count_add(LOCKS(ss, idx), 1);
-	depth = open_sections();
-	if (depth < QUIESCE_SRCU_HELD)
-		self->held[depth] = (uintptr_t)ss | (uintptr_t)idx;
-	self->level++;
+	if (claim_slot(ss)) {
+		quiesce_srcu_count_inc(&quiesce_srcu_slot_of(ss)->count[idx]);
+	} else {
+		quiesce_percpu_count_add(LOCKS(ss, idx), 1);
+		record_open(ss, idx);
+	}
 	/* As in srcu_read_lock(): the section's loads after the add. */
 	quiesce_compiler_barrier();
 	return idx;
 }
 
-/*
- * Takes the section (ss, idx) off this thread's record: the top entry, or
- * one below it (sections may end out of order), or none, when the thread
- * did not open it (a hand-off) or opened it too deep to be recorded.
- */
-static void forget_section(struct quiesce_srcu_struct *ss, int idx)
-{
-	struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
-	uintptr_t key = (uintptr_t)ss | (uintptr_t)idx;
-	unsigned depth = open_sections();
-	unsigned recorded = depth < QUIESCE_SRCU_HELD ? depth : QUIESCE_SRCU_HELD;
-
-	if (depth > QUIESCE_SRCU_HELD) {
-		/* Deeper than the record: counted, not recorded. */
-		self->level--;
-		return;
-	}
-	for (unsigned j = recorded; j-- > 0;) {
-		if (self->held[j] != key)
-			continue;
-		memmove(&self->held[j], &self->held[j + 1], (recorded - j - 1) * sizeof(key));
-		self->level--;
-		return;
-	}
-	QUIESCE_STORE(&ss->state->handed_off, true);
-}
-
 void quiesce_srcu_read_unlock_slow(struct quiesce_srcu_struct *ss, int idx)
 {
+	struct quiesce_srcu_slot *slot = quiesce_srcu_slot_of(ss);
+	struct quiesce_srcu_state *st;
+
 	if ((unsigned)idx > 1)
 		quiesce_die("srcu_read_unlock() on SRCU domain \"%s\" with index %d: not one "
 			    "that srcu_read_lock() returns (0 or 1)", name_of(ss), idx);
-	register_self();
+	quiesce_rcu_register_thread();
 	if (QUIESCE_LOAD_ACQUIRE(&ss->state) == NULL)
 		quiesce_die("srcu_read_unlock() on SRCU domain \"%s\", which no srcu_read_lock() "
 			    "has entered", name_of(ss));
-	ready(ss, "srcu_read_unlock");
-	forget_section(ss, idx);
+	st = ready(ss, "srcu_read_unlock");
 	/* As in srcu_read_unlock(), and the same look afterwards. */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	quiesce_percpu_count_add(UNLOCKS(ss, idx), 1);
+	if (QUIESCE_LOAD(&slot->ss) == ss) {
+		/* A signal handler claimed the slot since the fast path looked. */
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		quiesce_srcu_count_inc(&slot->count[2 + idx]);
+	} else {
+		if (!record_close(ss, idx))
+			QUIESCE_STORE(&st->handed_off, true);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		quiesce_percpu_count_add(UNLOCKS(ss, idx), 1);
+	}
 	if (QUIESCE_LOAD(&ss->writer_sleeping) && (unsigned)idx != (QUIESCE_LOAD(&ss->idx) & 1))
 		quiesce_srcu_wake_grace_period(ss);
+}
+
+void quiesce_srcu_move_slots(struct quiesce_srcu_slot *slots, bool own)
+{
+	for (unsigned k = 0; k < QUIESCE_SRCU_SLOTS; k++) {
+		struct quiesce_srcu_slot *slot = &slots[k];
+		struct quiesce_srcu_struct *ss = slot->ss;
+
+		if (!ss)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			long open = (long)(slot->count[i] - slot->count[2 + i]);
+
+			if (open < 0)
+				QUIESCE_STORE(&ss->state->handed_off, true);
+			if (open)
+				quiesce_percpu_count_add_shared(LOCKS(ss, i), open);
+			/* The sections still open stay visible to this thread's check. */
+			for (; own && open > 0; open--)
+				record_open(ss, i);
+		}
+		for (unsigned c = 0; c < 4; c++)
+			QUIESCE_STORE(&slot->count[c], 0UL);
+		/* Release: the zeroed counts before the free slot (claim_slot()). */
+		QUIESCE_STORE_RELEASE(&slot->ss, NULL);
+	}
+}
+
+/* Frees every thread's slot of ss, which has no reader left (cleanup). */
+static void free_slots_of(struct quiesce_srcu_struct *ss)
+{
+	pthread_mutex_lock(&quiesce_registry_lock);
+	quiesce_registry_for_each(e) {
+		struct quiesce_srcu_slot *slot =
+			&e->srcu_slots[(uintptr_t)ss / sizeof(*ss) % QUIESCE_SRCU_SLOTS];
+
+		if (QUIESCE_LOAD(&slot->ss) != ss)
+			continue;
+		for (unsigned c = 0; c < 4; c++)
+			QUIESCE_STORE(&slot->count[c], 0UL);
+		/* Release: as in quiesce_srcu_move_slots(). */
+		QUIESCE_STORE_RELEASE(&slot->ss, NULL);
+	}
+	pthread_mutex_unlock(&quiesce_registry_lock);
+}
+
+/* Whether some thread's slot of ss shows more unlocks than locks on an index. */
+static bool slots_show_hand_off(struct quiesce_srcu_struct *ss)
+{
+	bool shown = false;
+
+	pthread_mutex_lock(&quiesce_registry_lock);
+	quiesce_registry_for_each(e) {
+		for (unsigned i = 0; i < 2; i++) {
+			unsigned long unlocks = slot_count(e->srcu_slots, ss, 2 + i);
+
+			/*
+			 * Acquire: pairs with the release fence before each
+			 * unlock's add, so that the slot's own locks that
+			 * precede those unlocks are in the load below.
+			 */
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (unlocks > slot_count(e->srcu_slots, ss, i))
+				shown = true;
+		}
+	}
+	pthread_mutex_unlock(&quiesce_registry_lock);
+	return shown;
 }
 
 void quiesce_srcu_wake_grace_period(struct quiesce_srcu_struct *ss)
@@ -409,21 +587,24 @@ void quiesce_srcu_wake_grace_period(struct quiesce_srcu_struct *ss)
 	quiesce_gp_wake(&ss->writer_sleeping);
 }
 
-/* Aborts when the calling thread's record says it is inside a section of ss. */
+/* Aborts when the calling thread's counts say it is inside a section of ss. */
 static void forbid_inside_own_section(struct quiesce_srcu_struct *ss,
 				      struct quiesce_srcu_state *st, const char *call)
 {
-	const struct quiesce_srcu_held *self = &quiesce_srcu_held_self;
-	unsigned depth = open_sections();
-	unsigned recorded = depth < QUIESCE_SRCU_HELD ? depth : QUIESCE_SRCU_HELD;
+	bool inside = record_holds(ss);
 
-	if (QUIESCE_LOAD(&st->handed_off))
+	for (unsigned i = 0; i < 2; i++)
+		if (slot_count(quiesce_srcu_slots_self, ss, i) >
+		    slot_count(quiesce_srcu_slots_self, ss, 2 + i))
+			inside = true;
+	if (!inside || QUIESCE_LOAD(&st->handed_off))
 		return;
-	for (unsigned j = 0; j < recorded; j++)
-		if ((self->held[j] & ~(uintptr_t)1) == (uintptr_t)ss)
-			quiesce_die("%s() called inside a read-side critical section of SRCU domain "
-				    "\"%s\" that this thread opened: it would wait for itself forever",
-				    call, name_of(ss));
+	if (slots_show_hand_off(ss)) {
+		QUIESCE_STORE(&st->handed_off, true);
+		return;
+	}
+	quiesce_die("%s() called inside a read-side critical section of SRCU domain \"%s\" "
+		    "that this thread opened: it would wait for itself forever", call, name_of(ss));
 }
 
 void quiesce_synchronize_srcu(struct quiesce_srcu_struct *ss)
@@ -484,7 +665,7 @@ void quiesce_cleanup_srcu_struct(struct quiesce_srcu_struct *ss)
 	 * to the counts below, whichever thread made it.
 	 */
 	quiesce_gp_barrier(!quiesce_gp_normal_only());
-	inside = readers_inside(ss, 0) + readers_inside(ss, 1);
+	inside = readers_inside(ss, 0, true) + readers_inside(ss, 1, true);
 	if (inside)
 		quiesce_die("cleanup_srcu_struct() on SRCU domain \"%s\" with %ld reader%s inside",
 			    name_of(ss), inside, inside == 1 ? "" : "s");
@@ -496,6 +677,7 @@ void quiesce_cleanup_srcu_struct(struct quiesce_srcu_struct *ss)
 	 * above) after the grace period it may run for start_poll.
 	 */
 	quiesce_cb_domain_destroy(&st->cb);
+	free_slots_of(ss);
 	if (pthread_mutex_trylock(&st->gp.gp_lock) ||
 	    __atomic_load_n(&st->gp.gp_ended_waiters, __ATOMIC_SEQ_CST))
 		quiesce_die("cleanup_srcu_struct() on SRCU domain \"%s\" while a grace period runs",

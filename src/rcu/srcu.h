@@ -4,6 +4,8 @@
 
 #include <stdbool.h>
 
+#include <quiesce/srcu.h>
+
 /*
  * Test-only: SRCU grace periods skip their first wait, for the index
  * readers are not taking, and flip at once ("busted"): what a scheme with
@@ -13,10 +15,12 @@
 extern bool quiesce_test_busted_srcu;
 
 /*
- * The calling thread leaves the registry (registry.c): its SRCU record's
- * level is parked, so that its next SRCU section or unlock takes the slow
- * path, which registers it again and restores the level.
+ * Under the registry lock: moves the counts in a thread's SRCU slots to
+ * their domains' per-CPU counters and frees the slots (srcu.c), for a
+ * thread that leaves the registry or, in a child of fork(), is gone.  own:
+ * the slots are the calling thread's, whose sections still open are then
+ * recorded for its synchronize-inside-a-section check.
  */
-void quiesce_srcu_park_self(void);
+void quiesce_srcu_move_slots(struct quiesce_srcu_slot *slots, bool own);
 
 #endif
