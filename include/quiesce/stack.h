@@ -42,6 +42,13 @@
  *   freed at once, provided that nobody pops the same stack with
  *   quiesce_lfs_pop_rcu() or quiesce_lfs_pop_all() at the same time.
  *
+ * Contention: a pop (either stack) or a lock-free push whose
+ * compare-exchange fails waits a few pause instructions before it tries
+ * again, twice as many after each failure up to QUIESCE_STACK_BACKOFF_MAX,
+ * so that the thread that won gets some time with the head's cache line.
+ * Nothing changes for a caller but timing: the wait is bounded, and a
+ * wait-free push never waits.
+ *
  * Ordering guarantees (both stacks)
  * - A thread that pops a node (or walks to it after a pop-all) sees every
  *   write the pusher made before the push.
@@ -70,6 +77,24 @@ extern "C" {
 
 /* Slow path (src/ds/link_wait.c): waits until *link is non-NULL. */
 QUIESCE_API void *quiesce_ds_wait_link(void *const *link);
+
+/* The longest wait after a failed compare-exchange, in pause instructions. */
+#define QUIESCE_STACK_BACKOFF_MAX 64U
+
+/*
+ * After a failed compare-exchange of the head: *pauses pause instructions,
+ * then twice as many for the next failure, up to QUIESCE_STACK_BACKOFF_MAX.
+ * A bounded spin that nothing wakes: it ends by count.  The retry uses
+ * the head that the failed compare-exchange returned.  Start *pauses at 1.
+ * Why: src/ds/stack.c, "Contention".
+ */
+static inline void _quiesce_stack_backoff(unsigned *pauses)
+{
+	for (unsigned i = 0; i < *pauses; i++)
+		quiesce_cpu_relax();
+	if (*pauses < QUIESCE_STACK_BACKOFF_MAX)
+		*pauses *= 2;
+}
 
 /* ---- wait-free stack ---- */
 
@@ -167,6 +192,7 @@ static inline struct quiesce_wfs_node *_quiesce_wfs_pop(struct quiesce_wfs_stack
 {
 	/* Acquire: pairs with the release of the push exchange. */
 	struct quiesce_wfs_head *top = QUIESCE_LOAD_ACQUIRE(&s->head);
+	unsigned pauses = 1;
 
 	if (state)
 		*state = 0;
@@ -189,6 +215,7 @@ static inline struct quiesce_wfs_node *_quiesce_wfs_pop(struct quiesce_wfs_stack
 				*state |= QUIESCE_WFS_STATE_LAST;
 			return &top->node;
 		}
+		_quiesce_stack_backoff(&pauses);
 	}
 }
 
@@ -349,6 +376,7 @@ static inline bool quiesce_lfs_empty(struct quiesce_lfs_stack *s)
 static inline bool quiesce_lfs_push(struct quiesce_lfs_stack *s, struct quiesce_lfs_node *node)
 {
 	struct quiesce_lfs_head *top = QUIESCE_LOAD(&s->head);
+	unsigned pauses = 1;
 
 #ifdef QUIESCE_TEST_STACK_HOOKS
 	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_lfs)))
@@ -361,17 +389,20 @@ static inline bool quiesce_lfs_push(struct quiesce_lfs_stack *s, struct quiesce_
 	 * sees top's contents.  ABA here is harmless: the link is set from
 	 * the very value the compare-exchange checks.
 	 */
-	do {
+	for (;;) {
 		QUIESCE_STORE(&node->next, top ? &top->node : NULL);
-	} while (!__atomic_compare_exchange_n(&s->head, &top, (struct quiesce_lfs_head *)node,
-					      true, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
-	return top != NULL;
+		if (__atomic_compare_exchange_n(&s->head, &top, (struct quiesce_lfs_head *)node, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return top != NULL;
+		_quiesce_stack_backoff(&pauses);
+	}
 }
 
 static inline struct quiesce_lfs_node *_quiesce_lfs_pop(struct quiesce_lfs_stack *s)
 {
 	/* Acquire: pairs with the release of the push's compare-exchange. */
 	struct quiesce_lfs_head *top = QUIESCE_LOAD_ACQUIRE(&s->head);
+	unsigned pauses = 1;
 
 	for (;;) {
 		struct quiesce_lfs_node *next;
@@ -388,8 +419,9 @@ static inline struct quiesce_lfs_node *_quiesce_lfs_pop(struct quiesce_lfs_stack
 		 */
 		next = QUIESCE_LOAD(&top->node.next);
 		if (__atomic_compare_exchange_n(&s->head, &top, (struct quiesce_lfs_head *)next,
-						true, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+						false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
 			return &top->node;
+		_quiesce_stack_backoff(&pauses);
 	}
 }
 

@@ -42,6 +42,24 @@
  * Both: a node's contents and link are written before the release that
  * publishes it on top, and read after the acquire that finds it there or
  * follows a link to it.
+ *
+ * Contention
+ * Every push and pop of a stack writes one word, the head, so its cache
+ * line moves to each thread in turn.  When a compare-exchange fails, the
+ * head's line has just gone to the thread that changed it; trying again at
+ * once pulls the line straight back, often before that thread's next
+ * operation could use it, and with a pusher and a popper on two CPUs each
+ * side's retries break the other's attempts, so the line crosses between
+ * CPUs for every pair and most crossings carry a failure.  A failed
+ * compare-exchange therefore waits 1, 2, 4, ... up to
+ * QUIESCE_STACK_BACKOFF_MAX pause instructions before it tries again
+ * with the head that the failure returned: the winner keeps the line for a
+ * few operations of its own, and the crossings per operation drop.  The wait is a bounded spin, not a
+ * sleep, so a preempted winner is not waited for any longer than before,
+ * and it costs nothing without contention (no failure, no wait).  The
+ * compare-exchanges are the strong kind, so that a spurious failure of a
+ * load-linked/store-conditional pair (aarch64) does not back off.  The wfs
+ * push is one exchange that cannot fail and never waits.
  */
 #include <sched.h>
 
