@@ -54,9 +54,10 @@
  * compare-exchange therefore waits 1, 2, 4, ... up to
  * QUIESCE_STACK_BACKOFF_MAX pause instructions before it tries again
  * with the head that the failure returned: the winner keeps the line for a
- * few operations of its own, and the crossings per operation drop.  The wait is a bounded spin, not a
- * sleep, so a preempted winner is not waited for any longer than before,
- * and it costs nothing without contention (no failure, no wait).  The
+ * few operations of its own, and the crossings per operation drop.  The
+ * wait is a bounded spin, not a sleep, so a preempted winner is not waited
+ * for any longer than before, and it costs nothing without contention (no
+ * failure, no wait).  The
  * compare-exchanges are the strong kind, so that a spurious failure of a
  * load-linked/store-conditional pair (aarch64) does not back off.  The wfs
  * push is one exchange that cannot fail and never waits.
