@@ -42,8 +42,8 @@
  *   hand-off until its own section ends, and meanwhile the opener's
  *   synchronize_srcu(&ss) would abort wrongly.  Avoid that one pattern, or
  *   call synchronize_srcu() on such a domain only from threads that hold
- *   no section of it.  Of the sections a thread counts per-CPU, the
- *   innermost four are checked.
+ *   no section of it.  Of the sections a thread counts per-CPU, the first
+ *   four it opened and has not closed are checked.
  * - A thread's first srcu_read_lock() or srcu_read_unlock() registers it as
  *   rcu_read_lock() does (rcu.h), so that every heavy-barrier backend
  *   reaches it (the signal one reaches registered threads only).  Sections
