@@ -218,7 +218,7 @@ static void thread_exit_inside_section(void)
  * counted, and for nothing else.
  */
 static struct srcu_struct same_slot[QUIESCE_SRCU_SLOTS + 1];
-static atomic_int same_slot_state;	/* 1: both sections open; 2: close the second; 3: closed */
+static atomic_int same_slot_state;	/* 1: both sections open; 2: close the second; 3: closing it */
 
 static void *same_slot_reader(void *arg)
 {
@@ -228,8 +228,9 @@ static void *same_slot_reader(void *arg)
 	atomic_store(&same_slot_state, 1);
 	while (atomic_load(&same_slot_state) != 2)
 		check_sleep_us(1000);	/* the test's store of 2 ends the wait */
-	srcu_read_unlock(&same_slot[QUIESCE_SRCU_SLOTS], second);
+	/* Stored before the unlock: a grace period that ends must see it. */
 	atomic_store(&same_slot_state, 3);
+	srcu_read_unlock(&same_slot[QUIESCE_SRCU_SLOTS], second);
 	srcu_read_unlock(&same_slot[0], first);
 	return NULL;
 }
@@ -258,7 +259,7 @@ static void domains_sharing_a_slot(void)
 	      "synchronize_srcu() returned with a section counted per-CPU open");
 	atomic_store(&same_slot_state, 2);
 	check_join_within(s, CHECK_HANG_MS, "synchronize_srcu() after the reader left");
-	CHECK(atomic_load(&same_slot_state) >= 3, "grace period ended before the reader left");
+	CHECK(atomic_load(&same_slot_state) == 3, "grace period ended before the reader left");
 	pthread_join(r, NULL);
 	synchronize_srcu(first);
 	cleanup_srcu_struct(first);
