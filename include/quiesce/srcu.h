@@ -169,9 +169,15 @@ struct quiesce_srcu_slot {
 QUIESCE_API extern __thread struct quiesce_srcu_slot quiesce_srcu_slots_self[QUIESCE_SRCU_SLOTS]
 	__attribute__((tls_model("initial-exec")));
 
+/* The slot a domain takes in every thread. */
+static inline unsigned quiesce_srcu_slot_index(const struct quiesce_srcu_struct *ss)
+{
+	return (unsigned)((uintptr_t)ss / sizeof(*ss) % QUIESCE_SRCU_SLOTS);
+}
+
 static inline struct quiesce_srcu_slot *quiesce_srcu_slot_of(const struct quiesce_srcu_struct *ss)
 {
-	return &quiesce_srcu_slots_self[(uintptr_t)ss / sizeof(*ss) % QUIESCE_SRCU_SLOTS];
+	return &quiesce_srcu_slots_self[quiesce_srcu_slot_index(ss)];
 }
 
 /*

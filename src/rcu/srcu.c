@@ -193,8 +193,7 @@ static const char *name_of(const struct quiesce_srcu_struct *ss)
 static unsigned long slot_count(const struct quiesce_srcu_slot *slots,
 				const struct quiesce_srcu_struct *ss, unsigned c)
 {
-	const struct quiesce_srcu_slot *slot =
-		&slots[(uintptr_t)ss / sizeof(*ss) % QUIESCE_SRCU_SLOTS];
+	const struct quiesce_srcu_slot *slot = &slots[quiesce_srcu_slot_index(ss)];
 
 #ifdef QUIESCE_TSAN
 	/* The acquire that the fences around the counts stand for (srcu.h). */
@@ -514,6 +513,15 @@ void quiesce_srcu_read_unlock_slow(struct quiesce_srcu_struct *ss, int idx)
 		quiesce_srcu_wake_grace_period(ss);
 }
 
+/* Under the registry lock: zeroes the slot's counts and frees it. */
+static void free_slot(struct quiesce_srcu_slot *slot)
+{
+	for (unsigned c = 0; c < 4; c++)
+		QUIESCE_STORE(&slot->count[c], 0UL);
+	/* Release: the zeroed counts before the free slot (claim_slot()'s acquire). */
+	QUIESCE_STORE_RELEASE(&slot->ss, NULL);
+}
+
 void quiesce_srcu_move_slots(struct quiesce_srcu_slot *slots, bool own)
 {
 	for (unsigned k = 0; k < QUIESCE_SRCU_SLOTS; k++) {
@@ -533,10 +541,7 @@ void quiesce_srcu_move_slots(struct quiesce_srcu_slot *slots, bool own)
 			for (; own && open > 0; open--)
 				record_open(ss, i);
 		}
-		for (unsigned c = 0; c < 4; c++)
-			QUIESCE_STORE(&slot->count[c], 0UL);
-		/* Release: the zeroed counts before the free slot (claim_slot()). */
-		QUIESCE_STORE_RELEASE(&slot->ss, NULL);
+		free_slot(slot);
 	}
 }
 
@@ -545,15 +550,10 @@ static void free_slots_of(struct quiesce_srcu_struct *ss)
 {
 	pthread_mutex_lock(&quiesce_registry_lock);
 	quiesce_registry_for_each(e) {
-		struct quiesce_srcu_slot *slot =
-			&e->srcu_slots[(uintptr_t)ss / sizeof(*ss) % QUIESCE_SRCU_SLOTS];
+		struct quiesce_srcu_slot *slot = &e->srcu_slots[quiesce_srcu_slot_index(ss)];
 
-		if (QUIESCE_LOAD(&slot->ss) != ss)
-			continue;
-		for (unsigned c = 0; c < 4; c++)
-			QUIESCE_STORE(&slot->count[c], 0UL);
-		/* Release: as in quiesce_srcu_move_slots(). */
-		QUIESCE_STORE_RELEASE(&slot->ss, NULL);
+		if (QUIESCE_LOAD(&slot->ss) == ss)
+			free_slot(slot);
 	}
 	pthread_mutex_unlock(&quiesce_registry_lock);
 }
