@@ -132,19 +132,32 @@ static void test_presize_and_no_auto(void)
 	struct item items[300];
 	struct rcuhash *ht;
 
+	/* 1000 elements fill at most 3/4 of the buckets: 2048, not 1024. */
 	p.nelem_hint = 1000;
 	ht = rcuhash_new(&p);
-	CHECK(rcuhash_buckets(ht) == 1024, "pre-sized: %zu", rcuhash_buckets(ht));
+	CHECK(rcuhash_buckets(ht) == 2048, "pre-sized: %zu", rcuhash_buckets(ht));
 	for (unsigned long i = 0; i < 300; i++) {
 		items[i].key = i;
 		rcuhash_insert(ht, &items[i].node);
 	}
 	for (unsigned long i = 0; i < 300; i++)
 		rcuhash_remove(ht, &items[i].node);
-	CHECK(rcuhash_buckets(ht) == 1024, "no shrinking below the hint: %zu", rcuhash_buckets(ht));
+	CHECK(rcuhash_buckets(ht) == 2048, "no shrinking below the hint: %zu", rcuhash_buckets(ht));
 	rcuhash_destroy(ht, NULL, NULL);
 
+	/* min_size is a bucket count, rounded up to a power of two. */
 	p.nelem_hint = 0;
+	p.min_size = 1000;
+	ht = rcuhash_new(&p);
+	CHECK(rcuhash_buckets(ht) == 1024, "min_size: %zu", rcuhash_buckets(ht));
+	for (unsigned long i = 0; i < 300; i++)
+		rcuhash_insert(ht, &items[i].node);
+	for (unsigned long i = 0; i < 300; i++)
+		rcuhash_remove(ht, &items[i].node);
+	CHECK(rcuhash_buckets(ht) == 1024, "no shrinking below min_size: %zu", rcuhash_buckets(ht));
+	rcuhash_destroy(ht, NULL, NULL);
+	p.min_size = 0;
+
 	p.flags = QUIESCE_RCUHASH_NO_AUTO_RESIZE;
 	ht = rcuhash_new(&p);
 	for (unsigned long i = 0; i < 300; i++)

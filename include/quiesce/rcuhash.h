@@ -67,8 +67,11 @@
  *   element) once it holds more elements than buckets, and shrinks (to
  *   between two and four per element) when a removal leaves fewer than one
  *   element per four buckets: between one and four buckets per element,
- *   never below QUIESCE_RCUHASH_MIN_BUCKETS nor the size nelem_hint asked
- *   for.  nelem_hint and resize() size for one to two buckets per element.
+ *   never below QUIESCE_RCUHASH_MIN_BUCKETS nor the size nelem_hint or
+ *   min_size asked for.  resize() sizes for one to two buckets per element;
+ *   nelem_hint for at most three quarters full (4/3 to 8/3 buckets per
+ *   element, the kernel rhashtable's rule): shorter chains than a grown
+ *   table's, whose few bytes more buy faster lookups.
  *   A resize in progress holds both arrays, the old one until a grace
  *   period after it ends (call_rcu()).
  * - Per table: 64 lock stripes of one cache line each (4 KiB).
@@ -134,6 +137,7 @@ struct quiesce_rcuhash_params {
 	uint64_t (*hash)(const void *key);			/* key_len 0 */
 	bool (*key_equal)(const void *key, const void *obj);	/* key_len 0 */
 	size_t nelem_hint;	/* elements to size for; automatic shrinking stops there */
+	size_t min_size;	/* buckets (rounded up to a power of two), likewise */
 	unsigned flags;		/* QUIESCE_RCUHASH_* */
 	size_t seq_offset;	/* QUIESCE_RCUHASH_SEQ: offsetof(object, a uint64_t) */
 	const struct quiesce_rcuhash_rcu *rcu;	/* NULL: quiesce's default RCU */

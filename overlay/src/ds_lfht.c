@@ -85,7 +85,7 @@ struct cds_lfht *_cds_lfht_new(unsigned long init_size, unsigned long min_nr_all
 		.key_len = sizeof(uint64_t),
 		.seq_offset = offsetof(struct cds_lfht_node, seq),
 		.flags = QUIESCE_RCUHASH_KEY_IS_HASH | QUIESCE_RCUHASH_SEQ,
-		.nelem_hint = min_nr_alloc_buckets,
+		.min_size = min_nr_alloc_buckets,
 	};
 	struct cds_lfht *ht;
 

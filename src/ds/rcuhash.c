@@ -148,6 +148,20 @@ uint64_t quiesce_rcuhash_node_hash(const struct quiesce_rcuhash *ht,
 	return key_hash(ht, node_key(ht, node));
 }
 
+/*
+ * At most three quarters full at nelem_hint elements (the kernel
+ * rhashtable's rule), and at least min_size buckets.
+ */
+static size_t initial_buckets(const struct quiesce_rcuhash_params *params)
+{
+	size_t hint = params->nelem_hint;
+	size_t for_hint = quiesce_rcuhash_buckets_for(hint > SIZE_MAX / 4 * 3 ? SIZE_MAX
+									       : hint + hint / 3);
+	size_t for_min = quiesce_rcuhash_buckets_for(params->min_size);
+
+	return for_hint > for_min ? for_hint : for_min;
+}
+
 struct quiesce_rcuhash *quiesce_rcuhash_new(const struct quiesce_rcuhash_params *params)
 {
 	struct quiesce_rcuhash *ht;
@@ -164,7 +178,7 @@ struct quiesce_rcuhash *quiesce_rcuhash_new(const struct quiesce_rcuhash_params 
 		quiesce_die("rcuhash_new(): out of memory");
 	memset(ht, 0, sizeof(*ht));
 	ht->p = *params;
-	ht->min_buckets = quiesce_rcuhash_buckets_for(params->nelem_hint);
+	ht->min_buckets = initial_buckets(params);
 	pthread_mutex_init(&ht->resize_lock, NULL);
 	for (int i = 0; i < RCUHASH_STRIPES; i++) {
 		pthread_mutex_init(&ht->stripes[i].lock, NULL);
