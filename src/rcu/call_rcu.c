@@ -134,16 +134,6 @@ void quiesce_call_rcu(struct quiesce_rcu_head *head, void (*func)(struct quiesce
 	}
 }
 
-static void append_list(struct quiesce_cb_list *list, struct quiesce_rcu_head *first,
-			struct quiesce_rcu_head *last)
-{
-	if (list->first)
-		QUIESCE_STORE(&list->last->next, first);
-	else
-		list->first = first;
-	list->last = last;
-}
-
 static void harvest(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *list)
 {
 	struct quiesce_rcu_head *first, *last;
@@ -153,11 +143,11 @@ static void harvest(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *list)
 	list_for_each_entry(t, &cb_threads, link) {
 		first = quiesce_cb_queue_take(&t->queue, &last);
 		if (first)
-			append_list(list, first, last);
+			quiesce_cb_list_append(list, first, last);
 	}
 	first = quiesce_cb_queue_take(&orphans, &last);
 	if (first)
-		append_list(list, first, last);
+		quiesce_cb_list_append(list, first, last);
 	pthread_mutex_unlock(&queues_lock);
 }
 

@@ -250,16 +250,6 @@ static void run_ready_batches(struct quiesce_cb_domain *cbd)
 	}
 }
 
-static void append_list(struct quiesce_cb_list *list, struct quiesce_rcu_head *first,
-			struct quiesce_rcu_head *last)
-{
-	if (list->first)
-		QUIESCE_STORE(&list->last->next, first);
-	else
-		list->first = first;
-	list->last = last;
-}
-
 static void harvest(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *list)
 {
 	struct quiesce_rcu_head *first, *last;
@@ -270,7 +260,7 @@ static void harvest(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *list)
 	}
 	first = quiesce_cb_queue_take(&cbd->shared, &last);
 	if (first)
-		append_list(list, first, last);
+		quiesce_cb_list_append(list, first, last);
 }
 
 static bool queued_anywhere(struct quiesce_cb_domain *cbd)

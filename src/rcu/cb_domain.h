@@ -41,6 +41,18 @@ struct quiesce_cb_list {
 	struct quiesce_rcu_head *first, *last;
 };
 
+/* Appends the chain first..last, taken from a queue, to list. */
+static inline void quiesce_cb_list_append(struct quiesce_cb_list *list,
+					  struct quiesce_rcu_head *first,
+					  struct quiesce_rcu_head *last)
+{
+	if (list->first)
+		QUIESCE_STORE(&list->last->next, first);
+	else
+		list->first = first;
+	list->last = last;
+}
+
 struct quiesce_cb_domain;
 
 /* Where a domain's callbacks are queued, when not on its shared queue. */
