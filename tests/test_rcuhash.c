@@ -1,8 +1,8 @@
 /*
  * <quiesce/rcuhash.h>: the operations' semantics one thread at a time,
- * growing and shrinking, keys given by functions, races between two
- * threads on one key (exactly one wins), destroy with a resize half done,
- * and the misuse that must abort.
+ * growing and shrinking, keys given by functions or laid out in other
+ * ways, races between two threads on one key (exactly one wins), destroy
+ * with a resize half done, and the misuse that must abort.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -211,6 +211,67 @@ static void test_function_keys(void)
 	rcuhash_destroy(ht, NULL, NULL);
 }
 
+/*
+ * Byte keys laid out otherwise than struct item's: an 8-byte key after the
+ * node (lookup()'s 8-byte walk reaches it forward), and a 12-byte key
+ * (the generic walk, compared with memcmp()).
+ */
+struct key_after {
+	struct rcuhash_node node;
+	uint32_t pad;
+	uint64_t key;
+};
+
+struct key12 {
+	char key[12];
+	struct rcuhash_node node;
+};
+
+enum { LAYOUT_KEYS = 200 };
+
+static void test_key_layouts(void)
+{
+	struct rcuhash_params pa = {
+		.node_offset = offsetof(struct key_after, node),
+		.key_offset = offsetof(struct key_after, key),
+		.key_len = sizeof(uint64_t),
+	};
+	struct rcuhash_params p12 = {
+		.node_offset = offsetof(struct key12, node),
+		.key_offset = offsetof(struct key12, key),
+		.key_len = sizeof(((struct key12 *)0)->key),
+	};
+	struct rcuhash *ha = rcuhash_new(&pa), *h12 = rcuhash_new(&p12);
+	static struct key_after after[LAYOUT_KEYS];
+	static struct key12 k12[LAYOUT_KEYS];
+
+	for (int i = 0; i < LAYOUT_KEYS; i++) {
+		after[i].key = (uint64_t)i << 40 | 3;
+		snprintf(k12[i].key, sizeof(k12[i].key), "key%08d", i);
+		CHECK(rcuhash_insert(ha, &after[i].node) && rcuhash_insert(h12, &k12[i].node),
+		      "insert %d", i);
+	}
+	rcu_read_lock();
+	for (int i = 0; i < LAYOUT_KEYS; i++) {
+		uint64_t key = (uint64_t)i << 40 | 3, absent = key + 1;
+		char key12[12], absent12[12];
+
+		snprintf(key12, sizeof(key12), "key%08d", i);
+		memcpy(absent12, key12, sizeof(absent12));
+		absent12[11] = 'x';
+		CHECK(rcuhash_lookup(ha, &key) == &after[i].node && !rcuhash_lookup(ha, &absent),
+		      "8-byte key after the node: %d", i);
+		CHECK(rcuhash_lookup(h12, key12) == &k12[i].node && !rcuhash_lookup(h12, absent12),
+		      "12-byte key: %d", i);
+	}
+	rcu_read_unlock();
+	for (int i = 0; i < LAYOUT_KEYS; i++)
+		CHECK(rcuhash_remove(ha, &after[i].node) && rcuhash_remove(h12, &k12[i].node),
+		      "remove %d", i);
+	rcuhash_destroy(ha, NULL, NULL);
+	rcuhash_destroy(h12, NULL, NULL);
+}
+
 /* Two threads race on one key per round; exactly one must win each. */
 enum { ROUNDS = 2000 };
 static struct rcuhash *race_ht;
@@ -313,6 +374,7 @@ int main(void)
 	test_auto_shrink();
 	test_presize_and_no_auto();
 	test_function_keys();
+	test_key_layouts();
 	test_races();
 	test_destroy_mid_resize();
 	check_child_aborts(destroy_not_empty, NULL,
