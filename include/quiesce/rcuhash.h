@@ -42,6 +42,11 @@
  * - new() and destroy() are not concurrent with anything on the same table;
  *   after destroy() no reader may still hold a pointer into it (the caller
  *   unpublishes the table and waits a grace period, as for any object).
+ * - fork() may be called at any time, from any thread: it waits for the
+ *   updates in progress to leave their lock stripes, and the child gets
+ *   every table whole, a resize in progress included (its updaters finish
+ *   it).  Walks the forking thread has open stay open in the child; those
+ *   of other threads are forgotten there.
  *
  * What a reader may see (t: the reader's own lookup or walk)
  * - If t finds a node, it sees everything its inserter wrote before the
@@ -151,6 +156,7 @@ struct quiesce_rcuhash_walk {
 	void *table;
 	size_t bucket;
 	struct quiesce_rcuhash_node *next;
+	struct quiesce_rcuhash_walk *open_next;	/* the thread's other open walks */
 };
 
 /* Aborts with a message on inconsistent params or when out of memory. */

@@ -185,6 +185,7 @@ struct quiesce_rcuhash *quiesce_rcuhash_new(const struct quiesce_rcuhash_params 
 		ht->stripes[i].seq = RCUHASH_SEQ_FIRST;
 	}
 	ht->tbl = quiesce_rcuhash_table_alloc(ht->min_buckets);
+	quiesce_rcuhash_fork_track(ht);
 	return ht;
 }
 
@@ -213,6 +214,7 @@ void quiesce_rcuhash_destroy(struct quiesce_rcuhash *ht,
 	if (n && !free_node)
 		quiesce_die("rcuhash_destroy() called on a table that is not empty (%zu elements): "
 			    "remove them first, or pass a function that frees each", n);
+	quiesce_rcuhash_fork_untrack(ht);
 	/* A resize stops where it is: each node is in exactly one of the two. */
 	if (f)
 		free_array(f, free_node, arg);
@@ -382,10 +384,14 @@ struct locked_bucket {
 static struct locked_bucket lock_bucket(struct quiesce_rcuhash *ht, uint64_t hash)
 {
 	struct locked_bucket lb = { .stripe = rcuhash_stripe(ht, hash) };
+	void (*hook)(void);
 	struct rcuhash_table *t;
 
 	rcuhash_read_lock(ht);
-	pthread_mutex_lock(&lb.stripe->lock);
+	rcuhash_lock(ht, &lb.stripe->lock);
+	hook = QUIESCE_LOAD(&quiesce_test_rcuhash_locked_hook);
+	if (QUIESCE_UNLIKELY(hook != NULL))
+		hook();
 	t = quiesce_rcuhash_locked_table(ht, hash);
 	lb.bucket = &t->buckets[hash & t->mask];
 	return lb;
@@ -583,15 +589,31 @@ size_t quiesce_rcuhash_count(const struct quiesce_rcuhash *ht)
 	return n;
 }
 
+static void unlock_stripes(struct quiesce_rcuhash *ht, int n)
+{
+	while (n-- > 0)
+		pthread_mutex_unlock(&ht->stripes[n].lock);
+}
+
 size_t quiesce_rcuhash_count_exact(struct quiesce_rcuhash *ht)
 {
 	size_t n = 0;
 
-	for (int i = 0; i < RCUHASH_STRIPES; i++)
+	/*
+	 * Every stripe at once, in index order.  Not with rcuhash_lock(): a
+	 * fork() being prepared waits for the stripes held here, so they are
+	 * all let go before waiting for it.
+	 */
+	for (int i = 0; i < RCUHASH_STRIPES; i++) {
 		pthread_mutex_lock(&ht->stripes[i].lock);
+		if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&ht->frozen))) {
+			unlock_stripes(ht, i + 1);
+			quiesce_rcuhash_wait_thaw(ht);
+			i = -1;
+		}
+	}
 	for (int i = 0; i < RCUHASH_STRIPES; i++)
 		n += ht->stripes[i].count;
-	for (int i = RCUHASH_STRIPES - 1; i >= 0; i--)
-		pthread_mutex_unlock(&ht->stripes[i].lock);
+	unlock_stripes(ht, RCUHASH_STRIPES);
 	return n;
 }

@@ -1,6 +1,7 @@
 /*
  * rcuhash_internal.h - between the parts of the hash table: the operations
- * (rcuhash.c), resizing (rcuhash_resize.c) and walks (rcuhash_walk.c).
+ * (rcuhash.c), resizing (rcuhash_resize.c), walks (rcuhash_walk.c),
+ * ordered reads (rcuhash_ordered.c) and fork() (rcuhash_fork.c).
  *
  * A bucket head holds one of: NULL or its own end marker (empty), the
  * first node of its chain, or RCUHASH_MOVED (a resize has moved its nodes
@@ -51,11 +52,14 @@ struct rcuhash_stripe {
 
 struct quiesce_rcuhash {
 	struct rcuhash_table *tbl;	/* the current array; its future may be set */
+	bool frozen;			/* a fork() is being prepared (rcuhash_fork.c) */
 	struct quiesce_rcuhash_params p;
 	size_t min_buckets;		/* automatic shrinking stops here */
 	pthread_mutex_t resize_lock;	/* publishing a resize; walk registration */
 	unsigned walkers;		/* walks in progress, under resize_lock */
 	bool allocating;		/* an updater allocates a resize's array */
+	/* On the list of live tables (rcuhash_fork.c), under its lock. */
+	struct quiesce_rcuhash *fork_next, **fork_pprev;
 	struct rcuhash_stripe stripes[RCUHASH_STRIPES];
 };
 
@@ -70,6 +74,8 @@ enum rcuhash_busted {
 extern int quiesce_test_busted_rcuhash;
 /* Test-only: called where an updater allocates a resize's array, just after. */
 extern void (*quiesce_test_rcuhash_alloc_hook)(void);
+/* Test-only: called by an update just after it takes its stripe lock. */
+extern void (*quiesce_test_rcuhash_locked_hook)(void);
 
 static inline struct quiesce_rcuhash_node *rcuhash_marker(struct quiesce_rcuhash_node **bucket)
 {
@@ -129,6 +135,30 @@ static inline void *rcuhash_obj(const struct quiesce_rcuhash *ht,
 /* The hash of the key of the object that holds node. */
 uint64_t quiesce_rcuhash_node_hash(const struct quiesce_rcuhash *ht,
 				   const struct quiesce_rcuhash_node *node);
+
+/* fork() (rcuhash_fork.c): a table joins the live list at new(), leaves at destroy(). */
+void quiesce_rcuhash_fork_track(struct quiesce_rcuhash *ht);
+void quiesce_rcuhash_fork_untrack(struct quiesce_rcuhash *ht);
+/* Waits until ht is no longer frozen for a fork(). */
+void quiesce_rcuhash_wait_thaw(struct quiesce_rcuhash *ht);
+
+/*
+ * Takes m, a stripe lock or the resize_lock of ht; while a fork() is being
+ * prepared, lets it go and waits for the fork first (rcuhash_fork.c).  The
+ * flag is read under m: the preparing thread sets it before it takes and
+ * releases m, so whoever takes m after that sees it.
+ */
+static inline void rcuhash_lock(struct quiesce_rcuhash *ht, pthread_mutex_t *m)
+{
+	pthread_mutex_lock(m);
+	while (QUIESCE_UNLIKELY(QUIESCE_LOAD(&ht->frozen))) {
+		pthread_mutex_unlock(m);
+		quiesce_rcuhash_wait_thaw(ht);
+		pthread_mutex_lock(m);
+	}
+}
+/* The walks of ht the calling thread has open (rcuhash_walk.c). */
+unsigned quiesce_rcuhash_own_walks(const struct quiesce_rcuhash *ht);
 
 /* Resizing (rcuhash_resize.c). */
 struct rcuhash_table *quiesce_rcuhash_table_alloc(size_t buckets);

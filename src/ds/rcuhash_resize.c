@@ -14,10 +14,11 @@
  *           resize of n buckets is done after n/8 updates.  resize() and
  *           walk_start() claim every remaining bucket themselves.
  *   finish: whoever moves the last bucket (counted by an acq_rel
- *           fetch-and-add, so it sees every other mover's stores) makes the
- *           new array the table's (release) and retires the old one with
- *           call_rcu() (the table's RCU's): nobody waits for the grace
- *           period.
+ *           fetch-and-add, so it sees every other mover's stores), or
+ *           claims past the end and finds them all moved, makes the new
+ *           array the table's (release, once, under resize_lock) and
+ *           retires the old one with call_rcu() (the table's RCU's):
+ *           nobody waits for the grace period.
  *
  * Why the allocation is outside.  malloc() of an array can take tens of
  * milliseconds: glibc first consolidates the arena's fast bins, and a
@@ -49,6 +50,7 @@
 
 int quiesce_test_busted_rcuhash;
 void (*quiesce_test_rcuhash_alloc_hook)(void);
+void (*quiesce_test_rcuhash_locked_hook)(void);
 
 struct rcuhash_table *quiesce_rcuhash_table_alloc(size_t buckets)
 {
@@ -169,11 +171,31 @@ static void move_bucket(struct quiesce_rcuhash *ht, struct rcuhash_table *t, siz
 	quiesce_rcu_assign_pointer(*old, RCUHASH_MOVED);
 }
 
-/* Every bucket of t has moved to f. */
-static void finish(struct quiesce_rcuhash *ht, struct rcuhash_table *t, struct rcuhash_table *f)
+/*
+ * Finishes t's resize if every bucket of t has moved to f and nobody has
+ * yet: the switch is made once, under resize_lock.
+ */
+static void try_finish(struct quiesce_rcuhash *ht, struct rcuhash_table *t,
+		       struct rcuhash_table *f)
 {
-	/* Release: the moves (seen through the moved count) before the switch. */
-	quiesce_rcu_assign_pointer(ht->tbl, f);
+	bool switched = false;
+
+	/*
+	 * Acquire: reads the last of the movers' acq_rel increments, which
+	 * continue one release sequence, so every move is seen before the
+	 * switch publishes f.
+	 */
+	if (__atomic_load_n(&t->moved, __ATOMIC_ACQUIRE) != t->mask + 1)
+		return;
+	rcuhash_lock(ht, &ht->resize_lock);
+	if (QUIESCE_LOAD(&ht->tbl) == t) {
+		/* Release: the moves before the switch. */
+		quiesce_rcu_assign_pointer(ht->tbl, f);
+		switched = true;
+	}
+	pthread_mutex_unlock(&ht->resize_lock);
+	if (!switched)
+		return;
 	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_rcuhash) ==
 			     RCUHASH_BUSTED_FREE_EARLY))
 		retire_busted(t);
@@ -183,26 +205,35 @@ static void finish(struct quiesce_rcuhash *ht, struct rcuhash_table *t, struct r
 		quiesce_call_rcu(&t->rcu, free_table_rcu);
 }
 
-/* Moves up to max buckets of t into f; in a read-side critical section. */
+/*
+ * Moves up to max buckets of t into f; in a read-side critical section.
+ * A bucket claimed a second time (claims start over in the child of
+ * fork(): rcuhash_fork.c) is found MOVED and not counted again.
+ */
 static void move_batch(struct quiesce_rcuhash *ht, struct rcuhash_table *t,
 		       struct rcuhash_table *f, size_t max)
 {
 	for (size_t i = 0; i < max; i++) {
 		size_t b = __atomic_fetch_add(&t->claimed, 1, __ATOMIC_RELAXED);
 		struct rcuhash_stripe *s;
+		bool moved;
 
-		if (b > t->mask)
+		if (b > t->mask) {
+			try_finish(ht, t, f);
 			return;
+		}
 		s = &ht->stripes[b & (RCUHASH_STRIPES - 1)];
-		pthread_mutex_lock(&s->lock);
-		move_bucket(ht, t, b, f);
+		rcuhash_lock(ht, &s->lock);
+		moved = QUIESCE_LOAD(&t->buckets[b]) != RCUHASH_MOVED;
+		if (moved)
+			move_bucket(ht, t, b, f);
 		pthread_mutex_unlock(&s->lock);
 		/*
 		 * acq_rel: the last mover acquires every other mover's
 		 * release here, before it publishes f as the table.
 		 */
-		if (__atomic_add_fetch(&t->moved, 1, __ATOMIC_ACQ_REL) == t->mask + 1) {
-			finish(ht, t, f);
+		if (moved && __atomic_add_fetch(&t->moved, 1, __ATOMIC_ACQ_REL) == t->mask + 1) {
+			try_finish(ht, t, f);
 			return;
 		}
 	}
@@ -263,7 +294,7 @@ static struct rcuhash_table *publish(struct quiesce_rcuhash *ht, struct rcuhash_
 {
 	struct rcuhash_table *t;
 
-	pthread_mutex_lock(&ht->resize_lock);
+	rcuhash_lock(ht, &ht->resize_lock);
 	t = publish_locked(ht, f, automatic);
 	pthread_mutex_unlock(&ht->resize_lock);
 	return t;
@@ -277,7 +308,7 @@ static void start_locked_busted(struct quiesce_rcuhash *ht, size_t buckets)
 {
 	struct rcuhash_table *f, *t;
 
-	pthread_mutex_lock(&ht->resize_lock);
+	rcuhash_lock(ht, &ht->resize_lock);
 	f = alloc_array(buckets);
 	t = publish_locked(ht, f, true);
 	pthread_mutex_unlock(&ht->resize_lock);
@@ -380,7 +411,7 @@ bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem)
 		if (t)
 			return true;
 		free(f);
-		pthread_mutex_lock(&ht->resize_lock);
+		rcuhash_lock(ht, &ht->resize_lock);
 		walking = ht->walkers != 0;
 		pthread_mutex_unlock(&ht->resize_lock);
 		if (walking)

@@ -15,16 +15,31 @@
  * link around a node whose next stays intact (rcuhash.c): a node present
  * throughout is passed exactly once, and the walk never meets a node twice
  * because a chain never loops and a node stays in its bucket.
+ *
+ * Each thread keeps its open walks on a list of its own, so that the child
+ * of fork() counts only the forking thread's (rcuhash_fork.c), and so that
+ * walk_stop() can tell a walk this thread did not start.
  */
 #include "common/diag.h"
 #include "ds/rcuhash_internal.h"
+
+static __thread struct quiesce_rcuhash_walk *open_walks;
+
+unsigned quiesce_rcuhash_own_walks(const struct quiesce_rcuhash *ht)
+{
+	unsigned n = 0;
+
+	for (struct quiesce_rcuhash_walk *w = open_walks; w; w = w->open_next)
+		n += w->ht == ht;
+	return n;
+}
 
 void quiesce_rcuhash_walk_start(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_walk *walk)
 {
 	struct rcuhash_table *t;
 
 	rcuhash_check_reader(ht, "rcuhash_walk_start()");
-	pthread_mutex_lock(&ht->resize_lock);
+	rcuhash_lock(ht, &ht->resize_lock);
 	ht->walkers++;
 	pthread_mutex_unlock(&ht->resize_lock);
 	quiesce_rcuhash_finish_resize(ht);
@@ -33,6 +48,8 @@ void quiesce_rcuhash_walk_start(struct quiesce_rcuhash *ht, struct quiesce_rcuha
 	walk->table = t;
 	walk->bucket = 0;
 	walk->next = quiesce_rcu_dereference(t->buckets[0]);
+	walk->open_next = open_walks;
+	open_walks = walk;
 }
 
 struct quiesce_rcuhash_node *quiesce_rcuhash_walk_next(struct quiesce_rcuhash_walk *walk)
@@ -54,11 +71,16 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_walk_next(struct quiesce_rcuhash_wa
 
 void quiesce_rcuhash_walk_stop(struct quiesce_rcuhash_walk *walk)
 {
+	struct quiesce_rcuhash_walk **link = &open_walks;
 	struct quiesce_rcuhash *ht = walk->ht;
 
-	pthread_mutex_lock(&ht->resize_lock);
-	if (!ht->walkers)
-		quiesce_die("rcuhash_walk_stop() without a matching rcuhash_walk_start()");
+	while (*link && *link != walk)
+		link = &(*link)->open_next;
+	if (!*link)
+		quiesce_die("rcuhash_walk_stop() on a walk this thread has not started, "
+			    "or has stopped already");
+	*link = walk->open_next;
+	rcuhash_lock(ht, &ht->resize_lock);
 	ht->walkers--;
 	pthread_mutex_unlock(&ht->resize_lock);
 	walk->table = NULL;
