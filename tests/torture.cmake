@@ -43,3 +43,12 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|i.86)$")
   set_tests_properties(torture_rcu_mprotect_backend PROPERTIES
     ENVIRONMENT QUIESCE_RCU_BACKEND=mprotect TIMEOUT 300 LABELS torture)
 endif()
+# The shutdown order: the shuffle fault names writers by pthread_t, so it
+# must be gone before the first writer is joined (tools/torture/run.c).
+# The run is held open after the writers' joins; a shuffle thread still
+# running then finds a joined writer at its next move and aborts.
+add_test(NAME torture_shuffle_after_writers
+  COMMAND quiesce-torture --type percpu-rwsem --duration 300ms --faults shuffle
+    --status-interval 1s --join-timeout 60s)
+set_tests_properties(torture_shuffle_after_writers PROPERTIES
+  ENVIRONMENT QUIESCE_TORTURE_TEST_HOLD_AFTER_WRITERS_MS=300 TIMEOUT 300 LABELS torture)

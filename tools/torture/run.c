@@ -19,15 +19,22 @@
 struct torture_run *torture_active_run;
 __thread struct torture_thread *torture_self;
 
+/*
+ * An injector that names writers by their pthread_t (on_writers) stops at
+ * writers_stop and is joined before them: a joined thread's pthread_t
+ * points into its stack, which glibc caches and may unmap or hand to a
+ * new thread.  The others stop at stop and are joined after the writers.
+ */
 static const struct {
 	unsigned fault;
 	const char *name;
 	void *(*fn)(void *);
+	bool on_writers;
 } fault_threads[] = {
-	{ TORTURE_FAULT_CHURN, "tt-churn", torture_churn_main },
-	{ TORTURE_FAULT_FORK, "tt-fork", torture_fork_main },
-	{ TORTURE_FAULT_SIGNALS, "tt-signals", torture_signals_main },
-	{ TORTURE_FAULT_SHUFFLE, "tt-shuffle", torture_shuffle_main },
+	{ TORTURE_FAULT_CHURN, "tt-churn", torture_churn_main, false },
+	{ TORTURE_FAULT_FORK, "tt-fork", torture_fork_main, false },
+	{ TORTURE_FAULT_SIGNALS, "tt-signals", torture_signals_main, false },
+	{ TORTURE_FAULT_SHUFFLE, "tt-shuffle", torture_shuffle_main, true },
 };
 #define FAULT_THREADS (sizeof(fault_threads) / sizeof(fault_threads[0]))
 
@@ -98,7 +105,8 @@ static void join_thread(struct torture_thread *t, const struct timespec *deadlin
 	int err = pthread_timedjoin_np(t->thread, NULL, deadline);
 
 	if (!err) {
-		t->finished = true;
+		/* Relaxed atomic: the shuffle fault's check reads it (shuffle.c). */
+		QUIESCE_STORE(&t->finished, true);
 		return;
 	}
 	fprintf(stderr, "quiesce-torture: thread %s did not finish: %s\n", t->name,
@@ -120,6 +128,21 @@ static struct timespec join_deadline(const struct torture_run *run)
 		ts.tv_nsec -= 1000000000L;
 	}
 	return ts;
+}
+
+/*
+ * Test-only: QUIESCE_TORTURE_TEST_HOLD_AFTER_WRITERS_MS=n keeps the other
+ * threads running n ms after the writers are joined, so that an injector
+ * still naming writers then meets a joined one at its next move, which
+ * shuffle.c's check catches, rather than in a window of microseconds
+ * (tests/torture.cmake).
+ */
+static void hold_after_writers(void)
+{
+	const char *ms = getenv("QUIESCE_TORTURE_TEST_HOLD_AFTER_WRITERS_MS");
+
+	if (ms && *ms)
+		torture_sleep_ns(strtoull(ms, NULL, 10) * 1000000u);
 }
 
 /* Sleeps until the end of the run, printing status lines on the way. */
@@ -191,17 +214,23 @@ int torture_main(const struct torture_options *opt, const struct torture_type *t
 	elapsed = torture_now_ns() - run->start_ns;
 
 	/*
-	 * Writers first, while readers still run; then the injectors, as the
+	 * Writers first, while readers still run, after the injectors that
+	 * name writers (fault_threads[]); then the other injectors, as the
 	 * signals fault must not target a joined reader; then the readers.
 	 */
 	deadline = join_deadline(run);
 	QUIESCE_STORE(&run->writers_stop, true);
+	for (unsigned i = 0; i < nfault; i++)
+		if (fault_threads[fault[i].id].on_writers)
+			join_thread(&fault[i], &deadline);
 	for (unsigned i = 0; i < opt->writers; i++)
 		join_thread(&run->writers[i], &deadline);
+	hold_after_writers();
 	deadline = join_deadline(run);
 	QUIESCE_STORE(&run->stop, true);
 	for (unsigned i = 0; i < nfault; i++)
-		join_thread(&fault[i], &deadline);
+		if (!fault_threads[fault[i].id].on_writers)
+			join_thread(&fault[i], &deadline);
 	for (unsigned i = 0; i < opt->readers; i++)
 		join_thread(&run->readers[i], &deadline);
 	if (!run->unfinished && type->finish)

@@ -1,9 +1,12 @@
 /*
  * shuffle.c - the affinity fault: moves readers and writers to random
  * subsets of the CPUs this process may use, so that a thread migrates in
- * the middle of a section and caches and CPU sets keep changing.
+ * the middle of a section and caches and CPU sets keep changing.  It
+ * names its targets by pthread_t, so it stops with the writers and run.c
+ * joins it before them.
  */
 #include <sched.h>
+#include <stdlib.h>
 
 #include "faults.h"
 #include "torture.h"
@@ -21,6 +24,26 @@ static void random_subset(struct torture_thread *self, const cpu_set_t *allowed,
 	} while (!CPU_COUNT(out));
 }
 
+/*
+ * No thread this one names may have been joined: its pthread_t would point
+ * into a stack that glibc may have unmapped or given to a new thread.  A
+ * check of the shutdown order in run.c, not a guard: only that order
+ * keeps the handles valid.
+ */
+static void check_targets_live(struct torture_run *run)
+{
+	for (unsigned i = 0; i < run->opt->readers + run->opt->writers; i++) {
+		struct torture_thread *t = i < run->opt->readers ? &run->readers[i]
+								 : &run->writers[i - run->opt->readers];
+
+		if (QUIESCE_LOAD(&t->finished)) {
+			fprintf(stderr, "quiesce-torture: internal error: the shuffle fault still "
+				"runs after %s was joined\n", t->name);
+			abort();
+		}
+	}
+}
+
 void *torture_shuffle_main(void *arg)
 {
 	struct torture_thread *self = arg;
@@ -31,11 +54,13 @@ void *torture_shuffle_main(void *arg)
 	pthread_setname_np(pthread_self(), self->name);
 	if (sched_getaffinity(0, sizeof(allowed), &allowed))
 		return NULL;
-	while (!torture_stopping(run)) {
+	/* Stops with the writers, which run.c joins only after this thread. */
+	while (!QUIESCE_LOAD(&run->writers_stop)) {
 		unsigned i = (unsigned)(torture_random(self) % n);
 		struct torture_thread *t = i < run->opt->readers ? &run->readers[i]
 								 : &run->writers[i - run->opt->readers];
 
+		check_targets_live(run);
 		random_subset(self, &allowed, &set);
 		/* Workers are joined only after this thread: the target lives. */
 		if (!pthread_setaffinity_np(t->thread, sizeof(set), &set))

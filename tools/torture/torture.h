@@ -92,7 +92,7 @@ struct torture_run {
 	const struct torture_type *type;
 	void *state;			/* the type's shared state */
 	bool end_early;			/* a violation under --stop-on-violation */
-	bool writers_stop;		/* the end, for writers: they stop first */
+	bool writers_stop;		/* the end, for writers (and shuffle): first */
 	bool stop;			/* the end, for every other thread */
 	uint64_t start_ns;
 	struct torture_thread *readers, *writers;
