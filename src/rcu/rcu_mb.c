@@ -146,11 +146,11 @@ static const struct quiesce_gp_domain_ops mb_ops = {
 	.blocking = mb_blocking,
 };
 
-static struct quiesce_gp_domain mb_domain =
+struct quiesce_gp_domain quiesce_rcu_mb_domain =
 	QUIESCE_GP_DOMAIN_INIT(&mb_ops, &quiesce_rcu_mb_gp_word.writer_sleeping);
 
 static struct quiesce_cb_domain mb_cb =
-	QUIESCE_CB_DOMAIN_INIT(mb_cb, &mb_domain, NULL, "quiesce-mb-cb");
+	QUIESCE_CB_DOMAIN_INIT(mb_cb, &quiesce_rcu_mb_domain, NULL, "quiesce-mb-cb");
 
 void quiesce_rcu_mb_wake_grace_period(void)
 {
@@ -192,18 +192,18 @@ static void forbid_inside_reader(const char *call)
 void quiesce_synchronize_rcu_mb(void)
 {
 	forbid_inside_reader("quiesce_synchronize_rcu_mb");
-	quiesce_gp_synchronize(&mb_domain, false);
+	quiesce_gp_synchronize(&quiesce_rcu_mb_domain, false);
 }
 
 void quiesce_synchronize_rcu_mb_expedited(void)
 {
 	forbid_inside_reader("quiesce_synchronize_rcu_mb_expedited");
-	quiesce_gp_synchronize(&mb_domain, true);
+	quiesce_gp_synchronize(&quiesce_rcu_mb_domain, true);
 }
 
 unsigned long quiesce_get_state_synchronize_rcu_mb(void)
 {
-	return quiesce_gp_snapshot(&mb_domain);
+	return quiesce_gp_snapshot(&quiesce_rcu_mb_domain);
 }
 
 unsigned long quiesce_start_poll_synchronize_rcu_mb(void)
@@ -213,7 +213,7 @@ unsigned long quiesce_start_poll_synchronize_rcu_mb(void)
 
 bool quiesce_poll_state_synchronize_rcu_mb(unsigned long cookie)
 {
-	return quiesce_gp_seq_done(quiesce_gp_seq_current(&mb_domain), cookie);
+	return quiesce_gp_seq_done(quiesce_gp_seq_current(&quiesce_rcu_mb_domain), cookie);
 }
 
 void quiesce_cond_synchronize_rcu_mb(unsigned long cookie)
