@@ -5,9 +5,10 @@
  * its own, and call_rcu() picks the object of the calling thread, else of
  * its CPU, else the default one.  quiesce runs every callback of a
  * grace-period domain on that domain's one callback thread ("quiesce-cb"
- * for the default RCU, "quiesce-qsbr-cb" for QSBR), which batches them
- * behind shared grace periods.  So here an object is a record of what the
- * program asked for (flags, CPU), kept where liburcu keeps it (the default
+ * for the default RCU, "quiesce-mb-cb" for mb, "quiesce-qsbr-cb" for
+ * QSBR), which batches them behind shared grace periods.  So here an
+ * object is a record of what the program asked for (flags, CPU), kept
+ * where liburcu keeps it (the default
  * object, the per-CPU array, each thread's slot), and call_rcu() hands the
  * callback to the domain whichever object would have been picked: no
  * callback ever waits on an object, so freeing one leaves its callbacks to

@@ -25,18 +25,18 @@ struct cds_lfht {
 	pthread_attr_t *attr;			/* handed back by cds_lfht_destroy() */
 };
 
-/* The flavors on quiesce's default RCU (memb.c, mb.c, signal.c, bp.c). */
-extern const struct rcu_flavor_struct urcu_memb_flavor, urcu_mb_flavor, urcu_signal_flavor,
-	urcu_bp_flavor;
+/* The flavors on quiesce's default RCU (memb.c, signal.c, bp.c). */
+extern const struct rcu_flavor_struct urcu_memb_flavor, urcu_signal_flavor, urcu_bp_flavor;
 
 /*
  * Whether the table can call quiesce's default RCU directly: for no
- * flavor, or one of those.  Any other (qsbr) goes through its calls.
+ * flavor, or one of those.  Any other (mb, qsbr: domains of their own)
+ * goes through its calls.
  */
 static bool default_rcu(const struct rcu_flavor_struct *flavor)
 {
-	return !flavor || flavor == &urcu_memb_flavor || flavor == &urcu_mb_flavor ||
-	       flavor == &urcu_signal_flavor || flavor == &urcu_bp_flavor;
+	return !flavor || flavor == &urcu_memb_flavor || flavor == &urcu_signal_flavor ||
+	       flavor == &urcu_bp_flavor;
 }
 
 const struct cds_lfht_mm_type cds_lfht_mm_order, cds_lfht_mm_chunk, cds_lfht_mm_mmap;

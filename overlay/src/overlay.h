@@ -4,8 +4,9 @@
  * liburcu's names only), and the per-flavor state of the call_rcu_data
  * API, fork hooks and defer_rcu.
  *
- * A liburcu flavor is one quiesce grace-period domain: memb, mb, signal
- * and bp are quiesce's default RCU; qsbr is quiesce's QSBR domain.  Each
+ * A liburcu flavor is one quiesce grace-period domain: memb, signal and
+ * bp are quiesce's default RCU; mb is quiesce's mb domain (rcu_mb.h);
+ * qsbr is quiesce's QSBR domain.  Each
  * flavor has its own struct urcu_flavor_domain (its call_rcu_data objects
  * and fork hooks are its own, as in liburcu, where each flavor is a library
  * of its own), whose functions are that domain's.
@@ -156,7 +157,7 @@ void urcu_defer(struct urcu_flavor_domain *fd, void (*fct)(void *p), void *p);
 
 /*
  * The read side, grace periods and registration of a flavor that is
- * quiesce's default RCU (memb, mb, signal, bp): each function the
+ * quiesce's default RCU (memb, signal, bp): each function the
  * corresponding quiesce call.
  */
 #define URCU_OVERLAY_DEFAULT_RCU(f)                                                        \

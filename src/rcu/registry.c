@@ -8,6 +8,12 @@
  * registry also moves the thread's SRCU counts out of its slots (srcu.c),
  * under the lock, so that grace periods, which count under it, see them
  * in one place or the other, never both or neither.
+ *
+ * The mb domain (rcu_mb.c) shares the entries: a thread's first mb section
+ * registers it if needed and points its entry at its mb counter, under the
+ * lock (quiesce_registry_use_mb()); leaving the registry leaves both
+ * domains, and sets the mb counter back to QUIESCE_RCU_UNREGISTERED so
+ * that the next mb section registers again.
  */
 #include "rcu/registry.h"
 
@@ -60,27 +66,45 @@ static void unregister_self(void)
 	 * latest one is ordered after all earlier ones.
 	 */
 	QUIESCE_STORE_RELEASE(&quiesce_registry_count, quiesce_registry_count - 1);
+	self_entry.mb_reader = NULL;
 	pthread_mutex_unlock(&quiesce_registry_lock);
 	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, QUIESCE_RCU_UNREGISTERED);
+	QUIESCE_STORE(&quiesce_rcu_mb_reader_self.ctr, QUIESCE_RCU_UNREGISTERED);
+}
+
+/* Ends, with a message, a section that a thread left open at its exit. */
+static bool end_open_section(unsigned long *ctr, const char *kind)
+{
+	char name[32] = "?";
+
+	if (!(*ctr & QUIESCE_RCU_NEST_MASK))
+		return false;
+	pthread_getname_np(pthread_self(), name, sizeof(name));
+	quiesce_warn("thread \"%s\" exited inside an %s read-side critical section "
+		     "(nesting depth %lu); the section is ended for it",
+		     name, kind, *ctr & QUIESCE_RCU_NEST_MASK);
+	/* Release: as the outermost unlock would. */
+	QUIESCE_STORE_RELEASE(ctr, 0UL);
+	return true;
 }
 
 static void thread_exit_destructor(void *unused)
 {
-	struct quiesce_rcu_reader *self = &quiesce_rcu_reader_self;
+	bool mb_open;
 
 	if (!self_registered())
 		return;
-	if (self->ctr & QUIESCE_RCU_NEST_MASK) {
-		char name[32] = "?";
-
-		pthread_getname_np(pthread_self(), name, sizeof(name));
-		quiesce_warn("thread \"%s\" exited inside an RCU read-side critical section "
-			     "(nesting depth %lu); the section is ended for it",
-			     name, self->ctr & QUIESCE_RCU_NEST_MASK);
-		/* Release: as the outermost rcu_read_unlock() would. */
-		QUIESCE_STORE_RELEASE(&self->ctr, 0UL);
-	}
+	end_open_section(&quiesce_rcu_reader_self.ctr, "RCU");
+	mb_open = end_open_section(&quiesce_rcu_mb_reader_self.ctr, "RCU-mb");
 	unregister_self();
+	/*
+	 * An mb grace period may sleep waiting for the section just ended.
+	 * No fence: a rescan takes the lock, so either it follows the unlink
+	 * above and does not see this thread, or its store of the flag
+	 * happens before the load here (rcu_mb.c, (d)).
+	 */
+	if (mb_open)
+		quiesce_rcu_mb_wake_grace_period();
 }
 
 static void create_exit_key(void)
@@ -99,6 +123,7 @@ void quiesce_rcu_register_thread(void)
 
 	self_entry.reader = &quiesce_rcu_reader_self;
 	self_entry.srcu_slots = quiesce_srcu_slots_self;
+	self_entry.mb_reader = NULL;
 	self_entry.thread = pthread_self();
 	self_entry.tid = quiesce_gettid();
 	self_entry.barrier = (struct quiesce_barrier_slot){ 0 };
@@ -119,6 +144,16 @@ void quiesce_rcu_register_thread(void)
 	quiesce_fence_store_load();
 }
 
+void quiesce_registry_use_mb(void)
+{
+	quiesce_rcu_register_thread();
+	pthread_mutex_lock(&quiesce_registry_lock);
+	/* Outside any mb section; scans see the counter from here on. */
+	QUIESCE_STORE(&quiesce_rcu_mb_reader_self.ctr, 0UL);
+	self_entry.mb_reader = &quiesce_rcu_mb_reader_self;
+	pthread_mutex_unlock(&quiesce_registry_lock);
+}
+
 void quiesce_rcu_read_lock_first_use(void)
 {
 	quiesce_rcu_register_thread();
@@ -131,6 +166,9 @@ void quiesce_rcu_unregister_thread(void)
 		return;
 	if (quiesce_rcu_reader_self.ctr & QUIESCE_RCU_NEST_MASK)
 		quiesce_die("rcu_unregister_thread() called inside an RCU read-side "
+			    "critical section");
+	if (quiesce_rcu_mb_reader_self.ctr & QUIESCE_RCU_NEST_MASK)
+		quiesce_die("rcu_unregister_thread() called inside an RCU-mb read-side "
 			    "critical section");
 	pthread_setspecific(exit_key, NULL);
 	unregister_self();

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include <quiesce/rcu.h>
+#include <quiesce/rcu_mb.h>
 #include <quiesce/srcu.h>
 
 #include "rcu/gp_barrier.h"
@@ -17,6 +18,8 @@ struct quiesce_registry_entry {
 	struct quiesce_registry_entry *next, *prev;
 	struct quiesce_rcu_reader *reader;	/* the thread's TLS counter */
 	struct quiesce_srcu_slot *srcu_slots;	/* its SRCU counts (srcu.h) */
+	/* Its mb domain counter once it used that domain, else NULL; under the lock. */
+	struct quiesce_rcu_mb_reader *mb_reader;
 	pthread_t thread;
 	int tid;
 	struct quiesce_barrier_slot barrier;	/* signal backend: its handshake */
@@ -37,5 +40,11 @@ extern unsigned long quiesce_registry_count;
 
 /* The calling thread's entry (in static TLS, so signal handlers may use it). */
 struct quiesce_registry_entry *quiesce_registry_self(void);
+
+/*
+ * Registers the calling thread if it is not, and adds its mb domain
+ * counter (rcu_mb.h) to its entry, under the lock, leaving it at 0.
+ */
+void quiesce_registry_use_mb(void);
 
 #endif

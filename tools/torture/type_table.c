@@ -23,6 +23,7 @@ static const struct torture_type *const types[] = {
 	&torture_type_wfqueue,
 	&torture_type_qsbr,
 	&torture_type_srcu,
+	&torture_type_rcu_mb,
 };
 
 const struct torture_type *torture_type_find(const char *name, bool *busted)

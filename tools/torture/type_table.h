@@ -28,6 +28,7 @@ extern const struct torture_type torture_type_rcuhash;
 extern const struct torture_type torture_type_wfqueue;
 extern const struct torture_type torture_type_qsbr;
 extern const struct torture_type torture_type_srcu;
+extern const struct torture_type torture_type_rcu_mb;
 
 /* Shared by the types built on rcu_sync (type_percpu_rwsem.c). */
 void torture_rcu_sync_set_busted(bool on);

@@ -39,7 +39,7 @@
  * The flavor: the table's readers are the flavor's (its read_ongoing() is
  * the check above), its updates hold the flavor's read lock while they use
  * a bucket array, and old arrays go through the flavor's call_rcu; for the
- * flavors on quiesce's default RCU (memb, mb, signal, bp) the table calls that
+ * flavors on quiesce's default RCU (memb, signal, bp) the table calls that
  * RCU directly, inline.  liburcu's resize worker thread does not exist
  * (updaters move buckets), so its pthread_attr_t is only handed back.
  *

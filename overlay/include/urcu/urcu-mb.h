@@ -1,9 +1,9 @@
 /*
- * urcu/urcu-mb.h (liburcu overlay) - liburcu's mb flavor (readers fence
- * for themselves there, grace periods need no barrier),
- * mapped onto quiesce's default RCU (<quiesce/rcu.h>) as memb is: the
- * flavors differ in how liburcu orders readers against grace periods, and
- * quiesce's one way serves them all.
+ * urcu/urcu-mb.h (liburcu overlay) - liburcu's mb flavor, mapped onto
+ * quiesce's mb domain (<quiesce/rcu_mb.h>): as in liburcu, readers execute
+ * a full fence on their outermost lock and unlock, so that grace periods
+ * issue no membarrier() and interrupt no CPU.  It is a domain of its own:
+ * an mb reader does not hold the other flavors' grace periods.
  *
  * With _LGPL_SOURCE the read side is quiesce's inline one; without, it is
  * a call to urcu_mb_read_lock() ... in libquiesce-urcu, as every other
@@ -28,13 +28,10 @@ extern "C" {
 #include <urcu/map/urcu-mb.h>
 
 #ifdef _LGPL_SOURCE
-#include <urcu/static/urcu-quiesce.h>
-#define _urcu_mb_read_lock _urcu_quiesce_read_lock
-#define _urcu_mb_read_unlock _urcu_quiesce_read_unlock
-#define _urcu_mb_read_ongoing _urcu_quiesce_read_ongoing
-#define urcu_mb_read_lock _urcu_quiesce_read_lock
-#define urcu_mb_read_unlock _urcu_quiesce_read_unlock
-#define urcu_mb_read_ongoing _urcu_quiesce_read_ongoing
+#include <urcu/static/urcu-mb-quiesce.h>
+#define urcu_mb_read_lock _urcu_mb_read_lock
+#define urcu_mb_read_unlock _urcu_mb_read_unlock
+#define urcu_mb_read_ongoing _urcu_mb_read_ongoing
 #else
 extern void urcu_mb_read_lock(void);
 extern void urcu_mb_read_unlock(void);

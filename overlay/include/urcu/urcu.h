@@ -1,7 +1,7 @@
 /*
  * urcu/urcu.h (liburcu overlay) - the flavor <urcu.h> selects: memb unless
  * RCU_MB or RCU_SIGNAL is defined (RCU_MEMBARRIER is memb too), as in
- * liburcu.  All three are quiesce's default RCU.
+ * liburcu.  memb and signal are quiesce's default RCU, mb its mb domain.
  */
 #ifndef _URCU_H
 #define _URCU_H

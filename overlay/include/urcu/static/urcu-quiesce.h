@@ -1,6 +1,6 @@
 /*
  * urcu/static/urcu-quiesce.h (liburcu overlay; no liburcu counterpart) -
- * the read side that the memb, mb, signal and bp flavors inline when
+ * the read side that the memb, signal and bp flavors inline when
  * _LGPL_SOURCE is defined: quiesce's default RCU, whose readers need no
  * registration and whose inline fast path is in <quiesce/rcu.h>.
  *

@@ -1,0 +1,18 @@
+/*
+ * rcu_mb.h - the mb domain's parts (rcu_mb.c) for the tests and the
+ * torture tool.
+ */
+#ifndef QUIESCE_RCU_MB_INTERNAL_H
+#define QUIESCE_RCU_MB_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "rcu/gp_engine.h"
+
+/* The mb domain's grace periods (its sequence number counts them). */
+extern struct quiesce_gp_domain quiesce_rcu_mb_domain;
+
+/* Test-only: mb grace periods that do not wait for any reader ("busted"). */
+extern bool quiesce_test_busted_rcu_mb;
+
+#endif
