@@ -360,6 +360,17 @@ static void walk_outside_reader(void *arg)
 	rcuhash_walk_start(ht, &w);
 }
 
+static void walk_stopped_twice(void *arg)
+{
+	struct rcuhash *ht = rcuhash_new(&int_params);
+	struct rcuhash_walk w;
+
+	rcu_read_lock();
+	rcuhash_walk_start(ht, &w);
+	rcuhash_walk_stop(&w);
+	rcuhash_walk_stop(&w);
+}
+
 static void missing_functions(void *arg)
 {
 	struct rcuhash_params p = { .node_offset = 0 };
@@ -383,6 +394,9 @@ int main(void)
 			   "rcuhash_lookup() called outside an RCU read-side critical section");
 	check_child_aborts(walk_outside_reader, NULL,
 			   "rcuhash_walk_start() called outside an RCU read-side critical section");
+	check_child_aborts(walk_stopped_twice, NULL,
+			   "rcuhash_walk_stop() on a walk this thread has not started, "
+			   "or has stopped already");
 	check_child_aborts(missing_functions, NULL, "key_len is 0 but hash or key_equal is missing");
 	rcu_barrier();
 	printf("rcuhash: all checks passed\n");
