@@ -27,7 +27,7 @@
 #include "check.h"
 
 #define PRODUCERS 2
-#define PER_PRODUCER 100000
+#define PER_PRODUCER 25000
 #define LIVE 0x4c495645u
 #define TOTAL (PRODUCERS * PER_PRODUCER)
 #define STALL_NS (5ull * 1000000000ull)
@@ -134,7 +134,7 @@ static void wfcq_mpmc(void *busted)
 {
 	pthread_t p[PRODUCERS], c[2];
 	unsigned long seen = 0;
-	uint64_t progress = 0;
+	uint64_t progress;
 
 	quiesce_test_busted_wfcq = busted != NULL;
 	for (unsigned p_ = 0; p_ < PRODUCERS; p_++)
@@ -152,6 +152,7 @@ static void wfcq_mpmc(void *busted)
 	for (unsigned i = 0; i < PRODUCERS; i++)
 		check_join_within(p[i], CHECK_HANG_MS, "producer");
 	/* A lost node stops the count short: a violation, after a long stall. */
+	progress = check_now_ns();
 	while (atomic_load(&taken) < TOTAL && !atomic_load(&violations)) {
 		if (atomic_load(&taken) != seen) {
 			seen = atomic_load(&taken);
