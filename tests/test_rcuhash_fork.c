@@ -7,8 +7,10 @@
  * it with resize().  The parent forks it:
  *   - with a resize half done (the child's updates finish it);
  *   - while another thread's update holds a stripe lock (a test-only hook
- *     stalls it there; fork() must wait for it, and keep the thread's next
- *     update from entering its stripe until the fork is done);
+ *     stalls it there; fork() must wait for it), with a resize in progress
+ *     (that update then claims buckets to move, which the child must not
+ *     wait for) and without (the thread's next update must not enter its
+ *     stripe until the fork is done);
  *   - while another thread allocates a resize's array (the alloc hook
  *     stalls it; the child must not wait for that allocation, or its table
  *     never grows again);
@@ -29,7 +31,7 @@
 #include "check.h"
 #include "ds/rcuhash_internal.h"
 
-#define KEYS 3000		/* the parent's */
+#define KEYS 10000		/* the parent's */
 #define CHILD_KEYS 20000	/* the child's, to make its table grow */
 
 struct item {
@@ -126,6 +128,11 @@ static void run_child(void (*fn)(void *), const char *what)
 }
 
 
+static bool flag_set(void *flag)
+{
+	return atomic_load((atomic_bool *)flag);
+}
+
 static bool state_is_1(void *state)
 {
 	return atomic_load((atomic_int *)state) == 1;
@@ -138,11 +145,16 @@ static bool state_is_3(void *state)
 
 /*
  * The first update stalls in its stripe until main is about to fork, then
- * for a while more, so that fork() comes while it holds the lock.  The
- * second comes after the prepare handler's sweep: it must find the table
- * frozen and wait before it enters; if it entered, it stays inside (in
- * this hook) across the fork, and the child sees `inside`.
+ * for a while more, so that fork() comes while it holds the lock.  With a
+ * resize in progress, that update then claims buckets to move and finds
+ * the table frozen: the child inherits the claims.  Without one, a second
+ * update starts once the prepare handlers have run past rcuhash's (the
+ * test's own prepare handler, which runs after it, sets `swept`, then
+ * gives the second update a while to get in): it must find the table
+ * frozen and wait; if it enters its stripe, the child sees `inside`.
  */
+static atomic_bool second_update, swept;
+
 static void stall_in_stripe(void)
 {
 	if (atomic_load(&locked_state) == 0) {
@@ -152,19 +164,44 @@ static void stall_in_stripe(void)
 		check_sleep_us(100000);
 	} else {
 		atomic_store(&inside, 1);
-		check_sleep_us(200000);
 	}
 }
 
 static void *locked_updater(void *arg)
 {
-	static struct item first = { .key = 500000 }, second = { .key = 500001 };
+	static struct item first[2] = { { .key = 500000 }, { .key = 500002 } };
+	static struct item second = { .key = 500001 };
+	bool again = atomic_load(&second_update);
 
-	CHECK(rcuhash_insert(ht, &first.node), "the stalled insert");
-	CHECK(rcuhash_insert(ht, &second.node), "the insert after the sweep");
-	atomic_store(&inside, 0);
+	CHECK(rcuhash_insert(ht, &first[again].node), "the stalled insert");
+	if (again) {
+		check_wait_until(flag_set, &swept, "the prepare handlers");
+		CHECK(rcuhash_insert(ht, &second.node), "the insert after the sweep");
+	}
 	atomic_store(&locked_state, 3);
 	return NULL;
+}
+
+/*
+ * Installed before the table exists, so that prepare handlers, which run
+ * in the reverse order of installation, run this one after rcuhash's, and
+ * parent handlers, in that order, run this one before rcuhash's thaws.
+ */
+static void test_prepare_fork(void)
+{
+	uint64_t start = check_now_ns();
+
+	if (atomic_load(&locked_state) != 2 || !atomic_load(&second_update))
+		return;
+	atomic_store(&swept, true);
+	/* Up to 50 ms for the second update to get in, if nothing stops it. */
+	while (!atomic_load(&inside) && check_now_ns() - start < 50000000u)
+		check_sleep_us(1000);
+}
+
+static void test_parent_after_fork(void)
+{
+	atomic_store(&swept, false);
 }
 
 static void stall_in_alloc(void)
@@ -197,6 +234,24 @@ static void *walker(void *arg)
 	return NULL;
 }
 
+static void run_locked_case(bool again, const char *what)
+{
+	pthread_t t;
+
+	rcu_barrier();
+	atomic_store(&locked_state, 0);
+	atomic_store(&second_update, again);
+	QUIESCE_STORE(&quiesce_test_rcuhash_locked_hook, stall_in_stripe);
+	pthread_create(&t, NULL, locked_updater, NULL);
+	check_wait_until(state_is_1, &locked_state, "the update to stall in its stripe");
+	atomic_store(&locked_state, 2);
+	run_child(child_checks, what);
+	check_wait_until(state_is_3, &locked_state, "the stalled updates to end");
+	pthread_join(t, NULL);
+	QUIESCE_STORE(&quiesce_test_rcuhash_locked_hook, NULL);
+	atomic_store(&inside, 0);	/* a second update got in, after the fork */
+}
+
 static struct rcuhash_walk forkers_walk;
 
 static void child_with_own_walk(void *arg)
@@ -211,6 +266,7 @@ int main(void)
 {
 	pthread_t t;
 
+	pthread_atfork(test_prepare_fork, test_parent_after_fork, NULL);
 	ht = rcuhash_new(&params);
 
 	/*
@@ -223,15 +279,14 @@ int main(void)
 		insert_parent_key();
 	run_child(child_checks, "a resize in progress");
 
-	rcu_barrier();
-	QUIESCE_STORE(&quiesce_test_rcuhash_locked_hook, stall_in_stripe);
-	pthread_create(&t, NULL, locked_updater, NULL);
-	check_wait_until(state_is_1, &locked_state, "the update to stall in its stripe");
-	atomic_store(&locked_state, 2);
-	run_child(child_checks, "an update holding a stripe lock");
-	check_wait_until(state_is_3, &locked_state, "the stalled updates to end");
-	pthread_join(t, NULL);
-	QUIESCE_STORE(&quiesce_test_rcuhash_locked_hook, NULL);
+	/* The resize is still in progress: the stalled update claims buckets. */
+	run_locked_case(false, "an update holding a stripe lock, a resize in progress");
+	/*
+	 * No resize in progress or due: the stalled update then takes no
+	 * other lock after its stripe, and is free to start the second.
+	 */
+	CHECK(rcuhash_resize(ht, 4 * nkeys), "resize() before the stalled update");
+	run_locked_case(true, "an update holding a stripe lock, then another");
 
 	rcu_barrier();
 	QUIESCE_STORE(&quiesce_test_rcuhash_alloc_hook, stall_in_alloc);
