@@ -58,10 +58,17 @@ int main(void)
 {
 	pthread_t t;
 	char err[2048];
+	unsigned long cookie;
 	int status;
 
 	rcu_register_thread();
-	(void)start_poll_synchronize_rcu();	/* the parent has a worker too */
+	/*
+	 * The parent has a worker too, and it has run a grace period before
+	 * any fork: a thread still starting holds ASan's allocator locks,
+	 * which a child would inherit and hang on.
+	 */
+	cookie = start_poll_synchronize_rcu();
+	check_wait_until(cookie_done, &cookie, "the parent's polled grace period never ended");
 	pthread_create(&t, NULL, parked_reader, NULL);
 	while (!atomic_load(&parked))
 		check_sleep_us(100);
