@@ -109,7 +109,6 @@
 
 #include "common/diag.h"
 #include "common/futex.h"
-#include "rcu/gp_seq.h"
 
 /* How long callbacks gather before a normal grace period (see the top). */
 #define GATHER_NS 1000000u
@@ -222,7 +221,7 @@ static void publish_progress(struct quiesce_cb_domain *cbd, unsigned long harves
 
 static bool grace_period_passed(struct quiesce_cb_domain *cbd, unsigned long cookie)
 {
-	return quiesce_gp_seq_done(quiesce_gp_seq_current(cbd->gp), cookie);
+	return quiesce_gp_poll(cbd->gp, cookie);
 }
 
 static void run_ready_batches(struct quiesce_cb_domain *cbd)

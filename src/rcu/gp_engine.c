@@ -280,6 +280,18 @@ void quiesce_gp_synchronize(struct quiesce_gp_domain *d, bool expedited)
 	quiesce_gp_wait_for(d, quiesce_gp_snapshot(d), expedited || QUIESCE_LOAD(&knob_expedited));
 }
 
+bool quiesce_gp_poll(struct quiesce_gp_domain *d, unsigned long cookie)
+{
+	return quiesce_gp_seq_done(quiesce_gp_seq_current(d), cookie);
+}
+
+void quiesce_gp_forbid_inside_reader(struct quiesce_gp_domain *d, const char *call)
+{
+	if (d->ops->caller_holds(d))
+		quiesce_die("%s() called inside an %s read-side critical section: "
+			    "it would wait for itself forever", call, d->ops->kind);
+}
+
 void quiesce_rcu_set_normal(bool on)
 {
 	QUIESCE_STORE(&knob_normal, on);

@@ -119,6 +119,16 @@ void quiesce_gp_wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool e
 /* A full grace period from now: snapshot, then wait (counts sync_calls). */
 void quiesce_gp_synchronize(struct quiesce_gp_domain *d, bool expedited);
 
+/* Whether the grace period a quiesce_gp_snapshot() cookie names has ended. */
+bool quiesce_gp_poll(struct quiesce_gp_domain *d, unsigned long cookie);
+
+/*
+ * Aborts with a message naming call when the caller is inside a read-side
+ * critical section of d (its caller_holds()), where a wait for d's grace
+ * periods would wait for itself.
+ */
+void quiesce_gp_forbid_inside_reader(struct quiesce_gp_domain *d, const char *call);
+
 /* Wakes a grace period of the domain asleep on *writer_sleeping. */
 void quiesce_gp_wake(int *writer_sleeping);
 

@@ -66,7 +66,6 @@
 #include <stdlib.h>
 
 #include "common/diag.h"
-#include "rcu/gp_seq.h"
 #include "rcu/stall.h"
 
 QUIESCE_CACHELINE_ALIGNED struct quiesce_qsbr_gp_word quiesce_qsbr_gp_word = {
@@ -255,7 +254,7 @@ unsigned long quiesce_qsbr_get_state_synchronize_rcu(void)
 
 bool quiesce_qsbr_poll_state_synchronize_rcu(unsigned long cookie)
 {
-	return quiesce_gp_seq_done(quiesce_gp_seq_current(&quiesce_qsbr_domain), cookie);
+	return quiesce_gp_poll(&quiesce_qsbr_domain, cookie);
 }
 
 /*

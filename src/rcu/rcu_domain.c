@@ -56,7 +56,6 @@
 #include "common/diag.h"
 #include "rcu/gp_barrier.h"
 #include "rcu/gp_engine.h"
-#include "rcu/gp_seq.h"
 #include "rcu/registry.h"
 #include "rcu/stall.h"
 
@@ -144,22 +143,15 @@ void quiesce_rcu_wake_grace_period(void)
 	quiesce_gp_wake(&quiesce_rcu_gp_word.writer_sleeping);
 }
 
-static void forbid_inside_reader(const char *call)
-{
-	if (quiesce_rcu_read_ongoing())
-		quiesce_die("%s() called inside an RCU read-side critical section: "
-			    "it would wait for itself forever", call);
-}
-
 void quiesce_synchronize_rcu(void)
 {
-	forbid_inside_reader("synchronize_rcu");
+	quiesce_gp_forbid_inside_reader(&quiesce_rcu_domain, "synchronize_rcu");
 	quiesce_gp_synchronize(&quiesce_rcu_domain, false);
 }
 
 void quiesce_synchronize_rcu_expedited(void)
 {
-	forbid_inside_reader("synchronize_rcu_expedited");
+	quiesce_gp_forbid_inside_reader(&quiesce_rcu_domain, "synchronize_rcu_expedited");
 	quiesce_gp_synchronize(&quiesce_rcu_domain, true);
 }
 
@@ -170,7 +162,7 @@ unsigned long quiesce_get_state_synchronize_rcu(void)
 
 bool quiesce_poll_state_synchronize_rcu(unsigned long cookie)
 {
-	return quiesce_gp_seq_done(quiesce_gp_seq_current(&quiesce_rcu_domain), cookie);
+	return quiesce_gp_poll(&quiesce_rcu_domain, cookie);
 }
 
 void quiesce_cond_synchronize_rcu(unsigned long cookie)

@@ -74,7 +74,6 @@
 #include "common/diag.h"
 #include "rcu/cb_domain.h"
 #include "rcu/gp_engine.h"
-#include "rcu/gp_seq.h"
 #include "rcu/registry.h"
 #include "rcu/stall.h"
 
@@ -182,22 +181,15 @@ void quiesce_rcu_mb_unbalanced_unlock(void)
 	quiesce_die("quiesce_rcu_mb_read_unlock() without a matching quiesce_rcu_mb_read_lock()");
 }
 
-static void forbid_inside_reader(const char *call)
-{
-	if (quiesce_rcu_mb_read_ongoing())
-		quiesce_die("%s() called inside an RCU-mb read-side critical section: "
-			    "it would wait for itself forever", call);
-}
-
 void quiesce_synchronize_rcu_mb(void)
 {
-	forbid_inside_reader("quiesce_synchronize_rcu_mb");
+	quiesce_gp_forbid_inside_reader(&quiesce_rcu_mb_domain, "quiesce_synchronize_rcu_mb");
 	quiesce_gp_synchronize(&quiesce_rcu_mb_domain, false);
 }
 
 void quiesce_synchronize_rcu_mb_expedited(void)
 {
-	forbid_inside_reader("quiesce_synchronize_rcu_mb_expedited");
+	quiesce_gp_forbid_inside_reader(&quiesce_rcu_mb_domain, "quiesce_synchronize_rcu_mb_expedited");
 	quiesce_gp_synchronize(&quiesce_rcu_mb_domain, true);
 }
 
@@ -213,7 +205,7 @@ unsigned long quiesce_start_poll_synchronize_rcu_mb(void)
 
 bool quiesce_poll_state_synchronize_rcu_mb(unsigned long cookie)
 {
-	return quiesce_gp_seq_done(quiesce_gp_seq_current(&quiesce_rcu_mb_domain), cookie);
+	return quiesce_gp_poll(&quiesce_rcu_mb_domain, cookie);
 }
 
 void quiesce_cond_synchronize_rcu_mb(unsigned long cookie)
@@ -230,6 +222,6 @@ void quiesce_call_rcu_mb(struct quiesce_rcu_head *head,
 
 void quiesce_rcu_barrier_mb(void)
 {
-	forbid_inside_reader("quiesce_rcu_barrier_mb");
+	quiesce_gp_forbid_inside_reader(&quiesce_rcu_mb_domain, "quiesce_rcu_barrier_mb");
 	quiesce_cb_domain_barrier(&mb_cb, "quiesce_rcu_barrier_mb");
 }

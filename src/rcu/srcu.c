@@ -136,7 +136,6 @@
 #include "rcu/cb_domain.h"
 #include "rcu/gp_barrier.h"
 #include "rcu/gp_engine.h"
-#include "rcu/gp_seq.h"
 #include "rcu/registry.h"
 #include "rcu/srcu.h"
 
@@ -632,7 +631,7 @@ bool quiesce_poll_state_synchronize_srcu(struct quiesce_srcu_struct *ss, unsigne
 {
 	struct quiesce_srcu_state *st = ready(ss, "poll_state_synchronize_srcu");
 
-	return quiesce_gp_seq_done(quiesce_gp_seq_current(&st->gp), cookie);
+	return quiesce_gp_poll(&st->gp, cookie);
 }
 
 unsigned long quiesce_start_poll_synchronize_srcu(struct quiesce_srcu_struct *ss)
