@@ -75,6 +75,12 @@ void check_child_aborts(void (*fn)(void *), void *arg, const char *expect);
  */
 void check_child_detects_violation(void (*fn)(void *), void *arg);
 
+/*
+ * Installs a seccomp filter under which membarrier() fails with errno err,
+ * for the calling process and the children it forks from then on.
+ */
+void check_deny_membarrier(int err);
+
 /* Whether per-CPU semaphores initialized now get rseq readers. */
 bool check_percpu_rseq_readers(void);
 

@@ -14,30 +14,17 @@
  *  - the child of fork() does not wait for the parent's other readers.
  */
 #include <errno.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <quiesce/rcu_mb.h>
 
 #include "check.h"
-
-#if defined(__x86_64__)
-#define AUDIT_ARCH_NATIVE AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define AUDIT_ARCH_NATIVE AUDIT_ARCH_AARCH64
-#elif defined(__i386__)
-#define AUDIT_ARCH_NATIVE AUDIT_ARCH_I386
-#endif
 
 /* One helper thread holds a section of one domain until told to leave. */
 enum domain { DEFAULT_DOMAIN, MB_DOMAIN };
@@ -226,27 +213,6 @@ static void check_fork(void)
 	holder_stop(&h);
 }
 
-#ifdef AUDIT_ARCH_NATIVE
-static void deny_membarrier(void)
-{
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_NATIVE, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_membarrier, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
-
-	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "PR_SET_NO_NEW_PRIVS: %s",
-	      strerror(errno));
-	/* prctl() where seccomp() itself is missing (valgrind knows no seccomp()). */
-	CHECK(syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0 ||
-		      (errno == ENOSYS && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0),
-	      "seccomp(SET_MODE_FILTER): %s", strerror(errno));
-}
-
 static atomic_bool stop;
 static atomic_ulong reads, updates;
 static int *current;
@@ -297,7 +263,7 @@ static bool filtered_enough(void)
 static void mb_without_membarrier(void *arg)
 {
 	(void)arg;
-	deny_membarrier();
+	check_deny_membarrier(EPERM);
 	current = malloc(sizeof(struct rcu_head));
 	*current = 1;
 	check_run_until(200, filtered_enough, &stop, 2, filtered_reader, 1, filtered_updater);
@@ -322,7 +288,7 @@ static void default_without_membarrier(void *arg)
 	pthread_t t;
 
 	(void)arg;
-	deny_membarrier();
+	check_deny_membarrier(EPERM);
 	pthread_create(&t, NULL, registered_idle, NULL);
 	for (;;)
 		synchronize_rcu();
@@ -343,12 +309,6 @@ static void check_no_heavy_barrier(void)
 	      "mb grace periods need membarrier(): status %#x: %s", status, err);
 	check_child_aborts(default_without_membarrier, NULL, "membarrier() failed");
 }
-#else
-static void check_no_heavy_barrier(void)
-{
-	fprintf(stderr, "no seccomp architecture number here: barrier check skipped\n");
-}
-#endif
 
 int main(void)
 {

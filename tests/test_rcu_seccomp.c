@@ -11,17 +11,13 @@
  * loop's busted control (grace periods that do not wait) must be caught.
  */
 #include <errno.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
 #include <linux/membarrier.h>
-#include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,16 +27,6 @@
 #include "check.h"
 #include "rcu/gp_barrier.h"
 #include "rcu/gp_engine.h"
-
-#if defined(__x86_64__)
-#define AUDIT_ARCH_NATIVE AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define AUDIT_ARCH_NATIVE AUDIT_ARCH_AARCH64
-#elif defined(__i386__)
-#define AUDIT_ARCH_NATIVE AUDIT_ARCH_I386
-#else
-#error "test_rcu_seccomp: name this architecture's AUDIT_ARCH_* value"
-#endif
 
 #define READERS 2
 #define STRESS_MS 400
@@ -166,27 +152,6 @@ struct filtered_run {
 	const char *force;	/* QUIESCE_RCU_BACKEND for the run, or NULL */
 };
 
-static void deny_membarrier(int err)
-{
-	struct sock_filter code[] = {
-		/* Another ABI's numbers name other calls: allow them. */
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_NATIVE, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_membarrier, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
-
-	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "PR_SET_NO_NEW_PRIVS: %s",
-	      strerror(errno));
-	/* prctl() where seccomp() itself is missing (valgrind knows no seccomp()). */
-	CHECK(syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0 ||
-		      (errno == ENOSYS && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0),
-	      "seccomp(SET_MODE_FILTER): %s", strerror(errno));
-}
-
 static void run_filtered(void *arg)
 {
 	const struct filtered_run *run = arg;
@@ -199,7 +164,7 @@ static void run_filtered(void *arg)
 		setenv("QUIESCE_RCU_BACKEND", run->force, 1);
 	else
 		unsetenv("QUIESCE_RCU_BACKEND");
-	deny_membarrier(run->err);
+	check_deny_membarrier(run->err);
 	execl(self, self, "--under-filter", run->err_name, (char *)NULL);
 	CHECK(0, "exec %s: %s", self, strerror(errno));
 }
