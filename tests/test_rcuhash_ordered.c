@@ -11,9 +11,17 @@
  * table with next() and fail the test if the order does not strictly
  * increase (a node returned twice), if a stable key is not returned
  * exactly once, if DUPKEY is not returned NDUP times, or if a node is
- * poisoned (freed through call_rcu() and poisoned there).  The control
- * answers next() from a coarser interval than the scan covered, which
- * must be caught (a node missed while a resize moves nodes).
+ * poisoned (freed through call_rcu() and poisoned there); between
+ * iterations they look keys up, and fail if lookup_match() or lookup()
+ * misses a stable key.  Two controls must be caught: next() answering
+ * from a coarser interval than the scan covered (a node missed while a
+ * resize moves nodes), and shrinks that move a group's old buckets in the
+ * wrong order, leaving chains unsorted, so that searches, which stop at
+ * the first node past their key, miss nodes.
+ *
+ * The table's chains are sorted by bit-reversed hash (a caller-hashed
+ * table); sorted_chains() checks that after grows and shrinks of every
+ * size, directly on the arrays.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +182,103 @@ static bool advances(const struct obj *o, uint64_t *rev, uint64_t *tie)
 	return above;
 }
 
+/*
+ * Whether every chain of ht's arrays climbs in the table's order: by
+ * bit-reversed hash, and by number among the nodes of one hash.
+ */
+static bool chains_sorted(struct rcuhash *ht)
+{
+	for (struct rcuhash_table *t = ht->tbl; t; t = t->future) {
+		for (size_t b = 0; b <= t->mask; b++) {
+			uint64_t rev = 0, tie = 0;	/* below every node: no tie is 0 */
+
+			for (struct rcuhash_node *n = t->buckets[b]; rcuhash_is_node(n); n = n->next)
+				if (!advances(obj_of(n), &rev, &tie))
+					return false;
+		}
+	}
+	return true;
+}
+
+static bool all_found(struct rcuhash *ht, unsigned long keys)
+{
+	bool ok = true;
+
+	rcu_read_lock();
+	for (unsigned long k = 0; k < keys && ok; k++) {
+		uint64_t h = hash_key(k);
+
+		ok = count_key(ht, k) == 1 && rcuhash_lookup(ht, &h) != NULL;
+	}
+	rcu_read_unlock();
+	return ok;
+}
+
+/*
+ * Chains stay sorted through inserts, grows and shrinks by every factor,
+ * and every key is found; a shrink in the busted order is caught.
+ */
+static void sorted_chains(void)
+{
+	enum { N = 3000 };
+	static const size_t sizes[] = { 8 * N, 1, 2 * N, N / 2, 16 * N, 200, 1 };
+	struct rcuhash *ht = rcuhash_new(&params);
+
+	for (unsigned long k = 0; k < N; k++)
+		rcuhash_add(ht, &new_obj(k)->node);
+	CHECK(chains_sorted(ht) && all_found(ht, N), "sorted after inserts");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		rcuhash_resize(ht, sizes[i]);
+		CHECK(chains_sorted(ht), "sorted after a resize to %zu buckets", rcuhash_buckets(ht));
+		CHECK(all_found(ht, N), "every key found after a resize to %zu buckets",
+		      rcuhash_buckets(ht));
+	}
+	rcuhash_resize(ht, 16 * N);
+	quiesce_test_busted_rcuhash = RCUHASH_BUSTED_SHRINK_ORDER;
+	rcuhash_resize(ht, 1);
+	quiesce_test_busted_rcuhash = RCUHASH_BUSTED_NONE;
+	CHECK(!chains_sorted(ht) && !all_found(ht, N),
+	      "the checks catch a shrink that moves a group's buckets in the wrong order");
+	rcuhash_destroy(ht, free_obj, NULL);
+}
+
+/*
+ * next() from a removed position whose walk on ends at the marker of a
+ * chain that no longer exists: after and s share bucket 5 of 128, z sits
+ * in bucket 69, and a shrink to 64 buckets puts z after them in one chain.
+ * after, then s (the last of its chain, so its next is that chain's end
+ * marker), are removed while the reader holds after; next(after) must
+ * still return z, by scanning again rather than trusting that marker.
+ */
+static void next_from_removed_position(void)
+{
+	struct rcuhash_params p = params;
+	struct rcuhash *t;
+	struct obj *o[3];
+	static const uint64_t hashes[3] = { 5, 5 + 128, 5 + 64 };	/* after, s, z */
+
+	p.flags |= QUIESCE_RCUHASH_NO_AUTO_RESIZE;
+	t = rcuhash_new(&p);
+	rcuhash_resize(t, 128);
+	for (int i = 0; i < 3; i++) {
+		o[i] = new_obj(i);
+		o[i]->hash = hashes[i];
+		rcuhash_add(t, &o[i]->node);
+	}
+	rcu_read_lock();
+	CHECK(rcuhash_next(t, NULL) == &o[0]->node, "the first node is after");
+	CHECK(rcuhash_remove(t, &o[0]->node) && rcuhash_remove(t, &o[1]->node), "removed");
+	rcuhash_resize(t, 1);
+	CHECK(rcuhash_buckets(t) == 64, "shrunk to 64 buckets");
+	CHECK(rcuhash_next(t, &o[0]->node) == &o[2]->node,
+	      "next() from a removed position whose chain ended returns the node after it");
+	rcu_read_unlock();
+	synchronize_rcu();
+	free(o[0]);
+	free(o[1]);
+	rcuhash_destroy(t, free_obj, NULL);
+}
+
 /* next() over a table resized every few steps returns each node once, in order. */
 static void iteration_across_resizes(void)
 {
@@ -248,6 +353,21 @@ static void check_iteration(void)
 		hash_stress_violation("next() returned DUPKEY's %lu nodes other than once each", NDUP);
 }
 
+/* A stable key is found by both searches, which stop past their key. */
+static void lookup_one(unsigned long key)
+{
+	uint64_t h = hash_key(key);
+	struct rcuhash_node *n;
+
+	if (key >= STABLE)
+		return;
+	n = rcuhash_lookup_match(ht, h, match_key, &key, NULL);
+	if (!n || !hash_item_intact(&obj_of(n)->item, key))
+		hash_stress_violation("lookup_match() missed stable key %lu", key);
+	if (!rcuhash_lookup(ht, &h))
+		hash_stress_violation("lookup() missed the hash of stable key %lu", key);
+}
+
 static void update_one(unsigned long key, unsigned op)
 {
 	struct rcuhash_node *n;
@@ -301,8 +421,13 @@ static const struct hash_stress stress_params = {
 	.updaters = UPDATERS,
 	.register_thread = rcu_register_thread,
 	.unregister_thread = rcu_unregister_thread,
+	.read_lock = rcu_read_lock,
+	.read_unlock = rcu_read_unlock,
 	.iterate = check_iteration,
 	.iterate_every = 1,
+	.lookup = lookup_one,
+	.lookup_batch = 64,
+	.lookup_keys = 2 * STABLE,
 	.update = update_one,
 	.update_ops = UPDATER_OPS,
 	.update_keys = KEYS,
@@ -311,11 +436,12 @@ static const struct hash_stress stress_params = {
 	.min_resizes = MIN_RESIZES,
 };
 
+/* arg: the busted control to run (enum rcuhash_busted), or NULL. */
 static void stress(void *arg)
 {
 	bool busted = arg != NULL;
 
-	quiesce_test_busted_rcuhash = busted ? RCUHASH_BUSTED_COARSE_ORDER : RCUHASH_BUSTED_NONE;
+	quiesce_test_busted_rcuhash = (int)(intptr_t)arg;
 	ht = rcuhash_new(&params);
 	for (unsigned long k = 0; k < KEYS; k += 1 + (k > DUPKEY))
 		rcuhash_add(ht, &new_obj(k)->node);
@@ -332,7 +458,10 @@ int main(void)
 {
 	semantics();
 	iteration_across_resizes();
+	sorted_chains();
+	next_from_removed_position();
 	stress(NULL);
-	check_child_detects_violation(stress, "busted");
+	check_child_detects_violation(stress, (void *)(intptr_t)RCUHASH_BUSTED_COARSE_ORDER);
+	check_child_detects_violation(stress, (void *)(intptr_t)RCUHASH_BUSTED_SHRINK_ORDER);
 	return 0;
 }

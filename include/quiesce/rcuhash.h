@@ -15,8 +15,11 @@
  * the caller's hash(key) and key_equal(key, obj) say what it is.  With
  * QUIESCE_RCUHASH_KEY_IS_HASH the key is a uint64_t hash that the caller
  * computed, used as is (for callers that hash and compare keys themselves:
- * see the matching calls below).  An object's key must not change while it
- * is in the table.
+ * see the matching calls below); the table then keeps each chain sorted
+ * by the hash's bits reversed, so that a search stops at the first node
+ * past its key (a miss walks half a chain, not all of it, which counts in
+ * a table kept small with QUIESCE_RCUHASH_NO_AUTO_RESIZE).  An object's
+ * key must not change while it is in the table.
  *
  * Rules for callers
  * - lookup(), lookup_match(), next() and the walk_*() calls need an RCU
@@ -291,9 +294,12 @@ QUIESCE_API bool quiesce_rcuhash_replace(struct quiesce_rcuhash *ht,
  * old node above) neither may be.  Resizes may run meanwhile.
  *
  * Cost: lookup_match() stops at the first match in a QUIESCE_RCUHASH_SEQ
- * table, as lookup() does, and walks the key's whole chain otherwise;
+ * table, as lookup() does, and otherwise walks the key's whole chain.
  * next() walks the chain of the returned node once per node returned, and
- * every empty bucket once.
+ * every empty bucket once.  In a QUIESCE_RCUHASH_KEY_IS_HASH table, whose
+ * chains are sorted, both stop just past what they look for, and, given a
+ * position while no resize is under way, walk on from it rather than from
+ * the head of its chain: a step of an iteration costs a node or two.
  */
 
 /* The first node in the table's order after after (NULL: the first of all)

@@ -20,11 +20,14 @@
  *   (m3) stores b's end marker where N was linked in the old chain
  *        (release);
  * and again until b is empty, then stores RCUHASH_MOVED in b's head
- * (release).  Once every bucket has moved, the new array becomes the
- * table's (release) and the old one is freed by call_rcu().  An updater
- * under the stripe lock finds its key's bucket by following future past
- * MOVED heads, so a key's nodes are always in one bucket of one array, and
- * insert's duplicate check and remove_key's search look at one chain.
+ * (release).  When the new array is smaller, the old buckets that share a
+ * new bucket (all in one stripe) move together, under that stripe's lock,
+ * in the order that keeps its chain sorted (see Order).  Once every bucket
+ * has moved, the new array becomes the table's (release) and the old one
+ * is freed by call_rcu().  An updater under the stripe lock finds its
+ * key's bucket by following future past MOVED heads, so a key's nodes are
+ * always in one bucket of one array, and insert's duplicate check and
+ * remove_key's search look at one chain.
  *
  * Readers.  lookup(k) walks k's chain in the array it loaded from ht->tbl,
  * and when the walk ends it looks at how: at this bucket's own marker,
@@ -47,6 +50,36 @@
  * resize_lock, and read by the mover) is seen non-NULL.  The same argument
  * holds in the future array if X moves on again.  A walk that restarts
  * does so because a move happened; moves are finite, so lookups end.
+ *
+ * Order.  In a caller-hashed table (QUIESCE_RCUHASH_KEY_IS_HASH: a node
+ * holds its hash) every chain is sorted by rev(hash), the hash with its 64
+ * bits reversed, and a lookup stops at the first node above its key in
+ * that order: a miss walks half a chain, not all of it, as in liburcu's
+ * split-ordered list, which programs that give cds_lfht few buckets and
+ * many keys rely on.  In rev() order the buckets of an array are
+ * consecutive intervals (bucket i of 2^k holds the values whose top k bits
+ * are rev(i)), so the nodes that a move sends to one new bucket are
+ * consecutive in the old chain.  The invariant (S): whenever a node's next
+ * is a node, that node's rev(hash) is not below its own, in the table or
+ * out of it.  Each store keeps it:
+ *   - an insert links the new node after the nodes below it and before the
+ *     others (so first among those of its hash: locked_run());
+ *   - a removal links the node's predecessor to its next, which is not
+ *     below it; a replacement has the same hash;
+ *   - (m1) links N to the head of its new chain, which holds only nodes
+ *     above N: growing, the nodes of N's old chain that followed N (last
+ *     nodes move first); shrinking, those and the nodes of the old buckets
+ *     whose intervals lie above N's, which moved before N's bucket (see
+ *     the first paragraph; rcuhash_resize.c, move_group()).
+ * So every path a reader follows, through removed and moved nodes alike,
+ * climbs in rev() order.  Why stopping early loses no node X present
+ * throughout the lookup: while X stays in the chain the walk started on,
+ * the path to it (above) holds only nodes not above X, by (S).  If X
+ * moves, the walk reaches X, or a clean end (then X is in the future), or
+ * is carried by a node N not above X into N's new chain: X's, where X
+ * follows N (X moved first), or a chain whose whole interval lies below
+ * X's, which ends in a foreign marker and sends the walk back.  Either
+ * way the walk meets X before any node above X.
  *
  * Readers see a node's contents because every store that links a node into
  * a chain is a release (rcu_assign_pointer) and readers load chain links
@@ -237,9 +270,12 @@ void quiesce_rcuhash_not_reader(const char *what)
  * walk is bound by cache misses, and the fewer instructions each lookup
  * issues, the more lookups the CPU keeps in flight at once (the generic
  * walk alone ran 1.3x slower at 64K keys and 1.6x at 1M; docs/BENCHMARKS.md).
+ * sorted (with u64, the key being the hash): the chains are, and the walk
+ * ends at the first node above the key (see Order).
  */
 static inline __attribute__((always_inline)) struct quiesce_rcuhash_node *
-lookup_walk(struct quiesce_rcuhash *ht, const void *key, uint64_t word, uint64_t hash, bool u64)
+lookup_walk(struct quiesce_rcuhash *ht, const void *key, uint64_t word, uint64_t hash, bool u64,
+	    bool sorted)
 {
 	struct rcuhash_table *t = quiesce_rcu_dereference(ht->tbl);
 	/* From a node to its object's key. */
@@ -257,6 +293,8 @@ restart:
 				memcpy(&k, (const char *)p + key_at, sizeof(k));
 				if (k == word)
 					return p;
+				if (sorted && rcuhash_rev_above(k, word))
+					return NULL;
 			} else if (key_matches(ht, key, p)) {
 				return p;
 			}
@@ -282,13 +320,20 @@ restart:
 static __attribute__((noinline)) struct quiesce_rcuhash_node *
 lookup_u64(struct quiesce_rcuhash *ht, uint64_t word, uint64_t hash)
 {
-	return lookup_walk(ht, NULL, word, hash, true);
+	return lookup_walk(ht, NULL, word, hash, true, false);
+}
+
+/* A caller-hashed table's: the key is the hash. */
+static __attribute__((noinline)) struct quiesce_rcuhash_node *
+lookup_sorted(struct quiesce_rcuhash *ht, uint64_t hash)
+{
+	return lookup_walk(ht, NULL, hash, hash, true, true);
 }
 
 static __attribute__((noinline)) struct quiesce_rcuhash_node *
 lookup_any(struct quiesce_rcuhash *ht, const void *key)
 {
-	return lookup_walk(ht, key, 0, key_hash(ht, key), false);
+	return lookup_walk(ht, key, 0, key_hash(ht, key), false, false);
 }
 
 /* Each kind of key walks in its own function, which this one tail-calls. */
@@ -299,26 +344,41 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_lookup(struct quiesce_rcuhash *ht, 
 		uint64_t word;
 
 		memcpy(&word, key, sizeof(word));
-		return lookup_u64(ht, word,
-				  ht->p.flags & QUIESCE_RCUHASH_KEY_IS_HASH ? word : hash_u64(word));
+		if (rcuhash_sorted(ht))
+			return lookup_sorted(ht, word);
+		return lookup_u64(ht, word, hash_u64(word));
 	}
 	return lookup_any(ht, key);
 }
 
 /*
- * Under the stripe lock: the link that points to key's node in bucket, or
- * NULL.  The lock orders these loads after every store to the chain.
+ * The searches under the stripe lock, which orders their loads after every
+ * store to the chain.  Each starts at the run of its hash in the chain:
+ * where a new node of that hash goes, and the first of that hash's nodes.
+ * In a sorted chain (see Order) that is before the first node not below
+ * the hash, and a search ends at the first node of another hash; in any
+ * other chain it is the bucket's head, and a search looks at every node.
  */
-static struct quiesce_rcuhash_node **locked_find(struct quiesce_rcuhash *ht,
-						 struct quiesce_rcuhash_node **bucket,
-						 const void *key)
+static struct quiesce_rcuhash_node **locked_run(struct quiesce_rcuhash *ht,
+						struct quiesce_rcuhash_node **bucket,
+						uint64_t hash)
 {
 	struct quiesce_rcuhash_node **link = bucket, *p;
 
-	for (p = QUIESCE_LOAD(link); rcuhash_is_node(p); link = &p->next, p = QUIESCE_LOAD(link))
-		if (key_matches(ht, key, p))
-			return link;
-	return NULL;
+	if (!rcuhash_sorted(ht))
+		return bucket;
+	for (p = QUIESCE_LOAD(link);
+	     rcuhash_is_node(p) && rcuhash_rev_above(hash, quiesce_rcuhash_node_hash(ht, p));
+	     link = &p->next, p = QUIESCE_LOAD(link))
+		;
+	return link;
+}
+
+/* Whether a search for hash that reached p, from the run on, is over. */
+static inline bool past_run(const struct quiesce_rcuhash *ht, const struct quiesce_rcuhash_node *p,
+			    uint64_t hash)
+{
+	return !rcuhash_is_node(p) || (rcuhash_sorted(ht) && quiesce_rcuhash_node_hash(ht, p) != hash);
 }
 
 /*
@@ -327,9 +387,9 @@ static struct quiesce_rcuhash_node **locked_find(struct quiesce_rcuhash *ht,
  * QUIESCE_RCUHASH_SEQ_REMOVED once the node has left the table.  Written
  * under the stripe lock; read by readers without it (relaxed: readers only
  * compare the numbers, which never change while a node is in the table).
- * Numbers count down from RCUHASH_SEQ_FIRST: a node inserted later (at the
- * head of its chain) has a smaller one, so the nodes of one hash lie in a
- * chain in increasing number order, an order moves and replacements keep
+ * Numbers count down from RCUHASH_SEQ_FIRST: a node inserted later (first
+ * among the nodes of its hash in its chain) has a smaller one, so the
+ * nodes of one hash lie in a chain in increasing number order, an order moves and replacements keep
  * (rcuhash_ordered.c uses it).  Counting down from 2^62 never reaches 0.
  */
 static inline uint64_t *seq_word(const struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
@@ -359,31 +419,20 @@ static inline void seq_retire(struct quiesce_rcuhash *ht, struct quiesce_rcuhash
 	QUIESCE_STORE(seq_word(ht, node), seq | QUIESCE_RCUHASH_SEQ_REMOVED);
 }
 
-/* Under the stripe lock: node becomes the head of bucket. */
-static void link_head(struct quiesce_rcuhash *ht, struct rcuhash_stripe *s,
-		      struct quiesce_rcuhash_node **bucket, struct quiesce_rcuhash_node *node)
-{
-	struct quiesce_rcuhash_node *head = QUIESCE_LOAD(bucket);
-
-	seq_assign(ht, s, node);
-	QUIESCE_STORE(&node->next, rcuhash_is_node(head) ? head : rcuhash_marker(bucket));
-	/* Release: the node's contents and next before the node (rcu.h). */
-	quiesce_rcu_assign_pointer(*bucket, node);
-}
-
 /*
- * The common frame of an update: the key's stripe locked and its bucket
- * found, inside a read-side critical section (the array may be retired
- * under us otherwise).
+ * The common frame of an update: the key's stripe locked, its bucket and
+ * the run of its hash found, inside a read-side critical section (the
+ * array may be retired under us otherwise).
  */
 struct locked_bucket {
 	struct rcuhash_stripe *stripe;
-	struct quiesce_rcuhash_node **bucket;
+	struct quiesce_rcuhash_node **bucket, **run;
+	uint64_t hash;
 };
 
 static struct locked_bucket lock_bucket(struct quiesce_rcuhash *ht, uint64_t hash)
 {
-	struct locked_bucket lb = { .stripe = rcuhash_stripe(ht, hash) };
+	struct locked_bucket lb = { .stripe = rcuhash_stripe(ht, hash), .hash = hash };
 	void (*hook)(void);
 	struct rcuhash_table *t;
 
@@ -394,6 +443,7 @@ static struct locked_bucket lock_bucket(struct quiesce_rcuhash *ht, uint64_t has
 		hook();
 	t = quiesce_rcuhash_locked_table(ht, hash);
 	lb.bucket = &t->buckets[hash & t->mask];
+	lb.run = locked_run(ht, lb.bucket, hash);
 	return lb;
 }
 
@@ -412,14 +462,64 @@ static void unlock_bucket(struct quiesce_rcuhash *ht, struct locked_bucket *lb, 
 		quiesce_rcuhash_start_resize(ht, resize_to);
 }
 
+/* Under the stripe lock: node goes in at the run of its hash, lb's. */
+static void link_new(struct quiesce_rcuhash *ht, const struct locked_bucket *lb,
+		     struct quiesce_rcuhash_node *node)
+{
+	struct quiesce_rcuhash_node *next = QUIESCE_LOAD(lb->run);
+
+	seq_assign(ht, lb->stripe, node);
+	QUIESCE_STORE(&node->next, rcuhash_is_node(next) ? next : rcuhash_marker(lb->bucket));
+	/* Release: the node's contents and next before the node (rcu.h). */
+	quiesce_rcu_assign_pointer(*lb->run, node);
+}
+
+/* The link that points to key's node (lb's hash is key's), or NULL. */
+static struct quiesce_rcuhash_node **locked_find(struct quiesce_rcuhash *ht,
+						 const struct locked_bucket *lb, const void *key)
+{
+	struct quiesce_rcuhash_node **link = lb->run, *p;
+
+	for (p = QUIESCE_LOAD(link); !past_run(ht, p, lb->hash); link = &p->next, p = QUIESCE_LOAD(link))
+		if (key_matches(ht, key, p))
+			return link;
+	return NULL;
+}
+
+/* The link to the first node of lb's hash that match() accepts, or NULL. */
+static struct quiesce_rcuhash_node **locked_find_match(struct quiesce_rcuhash *ht,
+						       const struct locked_bucket *lb,
+						       quiesce_rcuhash_match_fn match, const void *arg)
+{
+	struct quiesce_rcuhash_node **link = lb->run, *p;
+
+	for (p = QUIESCE_LOAD(link); !past_run(ht, p, lb->hash); link = &p->next, p = QUIESCE_LOAD(link))
+		if (quiesce_rcuhash_node_hash(ht, p) == lb->hash && match(p, arg))
+			return link;
+	return NULL;
+}
+
+/* The link that points to node (of lb's hash), or NULL. */
+static struct quiesce_rcuhash_node **locked_find_node(struct quiesce_rcuhash *ht,
+						      const struct locked_bucket *lb,
+						      const struct quiesce_rcuhash_node *node)
+{
+	struct quiesce_rcuhash_node **link = lb->run, *p;
+
+	for (p = QUIESCE_LOAD(link); !past_run(ht, p, lb->hash); link = &p->next, p = QUIESCE_LOAD(link))
+		if (p == node)
+			return link;
+	return NULL;
+}
+
 bool quiesce_rcuhash_insert(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
 {
 	const void *key = node_key(ht, node);
 	struct locked_bucket lb = lock_bucket(ht, key_hash(ht, key));
-	bool added = !locked_find(ht, lb.bucket, key);
+	bool added = !locked_find(ht, &lb, key);
 
 	if (added)
-		link_head(ht, lb.stripe, lb.bucket, node);
+		link_new(ht, &lb, node);
 	unlock_bucket(ht, &lb, added);
 	return added;
 }
@@ -444,50 +544,21 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_insert_or_replace(struct quiesce_rc
 {
 	const void *key = node_key(ht, node);
 	struct locked_bucket lb = lock_bucket(ht, key_hash(ht, key));
-	struct quiesce_rcuhash_node **link = locked_find(ht, lb.bucket, key), *old = NULL;
+	struct quiesce_rcuhash_node **link = locked_find(ht, &lb, key), *old = NULL;
 
 	if (link)
 		old = swap_at(ht, link, node);
 	else
-		link_head(ht, lb.stripe, lb.bucket, node);
+		link_new(ht, &lb, node);
 	unlock_bucket(ht, &lb, old ? 0 : 1);
 	return old;
-}
-
-/*
- * Under the stripe lock: the link to the first node of bucket whose hash is
- * hash and that match() accepts, or NULL.
- */
-static struct quiesce_rcuhash_node **locked_find_match(struct quiesce_rcuhash *ht,
-						       struct quiesce_rcuhash_node **bucket,
-						       uint64_t hash, quiesce_rcuhash_match_fn match,
-						       const void *arg)
-{
-	struct quiesce_rcuhash_node **link = bucket, *p;
-
-	for (p = QUIESCE_LOAD(link); rcuhash_is_node(p); link = &p->next, p = QUIESCE_LOAD(link))
-		if (quiesce_rcuhash_node_hash(ht, p) == hash && match(p, arg))
-			return link;
-	return NULL;
-}
-
-/* Under the stripe lock: the link that points to node in bucket, or NULL. */
-static struct quiesce_rcuhash_node **locked_find_node(struct quiesce_rcuhash_node **bucket,
-						      const struct quiesce_rcuhash_node *node)
-{
-	struct quiesce_rcuhash_node **link = bucket, *p;
-
-	for (p = QUIESCE_LOAD(link); rcuhash_is_node(p); link = &p->next, p = QUIESCE_LOAD(link))
-		if (p == node)
-			return link;
-	return NULL;
 }
 
 void quiesce_rcuhash_add(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
 {
 	struct locked_bucket lb = lock_bucket(ht, quiesce_rcuhash_node_hash(ht, node));
 
-	link_head(ht, lb.stripe, lb.bucket, node);
+	link_new(ht, &lb, node);
 	unlock_bucket(ht, &lb, 1);
 }
 
@@ -496,13 +567,12 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_insert_match(struct quiesce_rcuhash
 							  quiesce_rcuhash_match_fn match,
 							  const void *arg)
 {
-	uint64_t hash = quiesce_rcuhash_node_hash(ht, node);
-	struct locked_bucket lb = lock_bucket(ht, hash);
-	struct quiesce_rcuhash_node **link = locked_find_match(ht, lb.bucket, hash, match, arg);
+	struct locked_bucket lb = lock_bucket(ht, quiesce_rcuhash_node_hash(ht, node));
+	struct quiesce_rcuhash_node **link = locked_find_match(ht, &lb, match, arg);
 	struct quiesce_rcuhash_node *old = link ? QUIESCE_LOAD(link) : NULL;
 
 	if (!old)
-		link_head(ht, lb.stripe, lb.bucket, node);
+		link_new(ht, &lb, node);
 	unlock_bucket(ht, &lb, old ? 0 : 1);
 	return old;
 }
@@ -512,15 +582,14 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_replace_match(struct quiesce_rcuhas
 							   quiesce_rcuhash_match_fn match,
 							   const void *arg)
 {
-	uint64_t hash = quiesce_rcuhash_node_hash(ht, node);
-	struct locked_bucket lb = lock_bucket(ht, hash);
-	struct quiesce_rcuhash_node **link = locked_find_match(ht, lb.bucket, hash, match, arg);
+	struct locked_bucket lb = lock_bucket(ht, quiesce_rcuhash_node_hash(ht, node));
+	struct quiesce_rcuhash_node **link = locked_find_match(ht, &lb, match, arg);
 	struct quiesce_rcuhash_node *old = NULL;
 
 	if (link)
 		old = swap_at(ht, link, node);
 	else
-		link_head(ht, lb.stripe, lb.bucket, node);
+		link_new(ht, &lb, node);
 	unlock_bucket(ht, &lb, old ? 0 : 1);
 	return old;
 }
@@ -536,7 +605,7 @@ bool quiesce_rcuhash_replace(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_
 		quiesce_die("rcuhash_replace(): the new node's key hashes differently from the old "
 			    "node's; it would land in another bucket");
 	lb = lock_bucket(ht, hash);
-	link = locked_find_node(lb.bucket, old);
+	link = locked_find_node(ht, &lb, old);
 	if (link)
 		swap_at(ht, link, node);
 	unlock_bucket(ht, &lb, 0);
@@ -562,7 +631,7 @@ static struct quiesce_rcuhash_node *unlink_at(struct quiesce_rcuhash *ht,
 bool quiesce_rcuhash_remove(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
 {
 	struct locked_bucket lb = lock_bucket(ht, quiesce_rcuhash_node_hash(ht, node));
-	struct quiesce_rcuhash_node **link = locked_find_node(lb.bucket, node);
+	struct quiesce_rcuhash_node **link = locked_find_node(ht, &lb, node);
 
 	if (link)
 		unlink_at(ht, link);
@@ -573,7 +642,7 @@ bool quiesce_rcuhash_remove(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_n
 struct quiesce_rcuhash_node *quiesce_rcuhash_remove_key(struct quiesce_rcuhash *ht, const void *key)
 {
 	struct locked_bucket lb = lock_bucket(ht, key_hash(ht, key));
-	struct quiesce_rcuhash_node **link = locked_find(ht, lb.bucket, key);
+	struct quiesce_rcuhash_node **link = locked_find(ht, &lb, key);
 	struct quiesce_rcuhash_node *node = link ? unlink_at(ht, link) : NULL;
 
 	unlock_bucket(ht, &lb, node ? -1 : 0);

@@ -9,6 +9,10 @@
  * bucket: the bucket's address with the low bit set, unique among the
  * arrays a reader can reach, so that a reader carried into another chain
  * by a node that moved under it can tell (see rcuhash.c).
+ *
+ * In a caller-hashed table (QUIESCE_RCUHASH_KEY_IS_HASH, whose nodes hold
+ * their hash) every chain is kept sorted by bit-reversed hash, with a new
+ * node first among the nodes of its hash (rcuhash.c, "Order").
  */
 #ifndef QUIESCE_RCUHASH_INTERNAL_H
 #define QUIESCE_RCUHASH_INTERNAL_H
@@ -70,6 +74,7 @@ enum rcuhash_busted {
 	RCUHASH_BUSTED_UNLINK_FIRST,	/* a moved node leaves the old chain first */
 	RCUHASH_BUSTED_COARSE_ORDER,	/* next() answers from a coarser interval */
 	RCUHASH_BUSTED_ALLOC_LOCKED,	/* a resize's array allocated under resize_lock, in a section */
+	RCUHASH_BUSTED_SHRINK_ORDER,	/* a shrink moves the first interval of a group first */
 };
 extern int quiesce_test_busted_rcuhash;
 /* Test-only: called where an updater allocates a resize's array, just after. */
@@ -86,6 +91,23 @@ static inline struct quiesce_rcuhash_node *rcuhash_marker(struct quiesce_rcuhash
 static inline bool rcuhash_is_node(const struct quiesce_rcuhash_node *p)
 {
 	return ((uintptr_t)p & 3) == 0 && p != NULL;
+}
+
+/* Whether ht keeps its chains sorted (see the top). */
+static inline bool rcuhash_sorted(const struct quiesce_rcuhash *ht)
+{
+	return ht->p.flags & QUIESCE_RCUHASH_KEY_IS_HASH;
+}
+
+/*
+ * Whether a comes after b in bit-reversed order: the lowest bit in which
+ * they differ is set in a (four instructions where reversing takes a dozen).
+ */
+static inline bool rcuhash_rev_above(uint64_t a, uint64_t b)
+{
+	uint64_t d = a ^ b;
+
+	return (d & -d & a) != 0;
 }
 
 /* The message of rcuhash_check_reader() (rcuhash.c). */

@@ -54,6 +54,18 @@
  * met twice (a restart, a node moved after the walk passed it) were
  * rejected the first time and are again.
  *
+ * Both end early in a caller-hashed table, whose chains are sorted by
+ * rev(hash) and whose walks meet every node present throughout before any
+ * node above it in that order (rcuhash.c, Order; a node of the interval of
+ * an array walked, or moved from it, is either met in that walk or found
+ * in the next array's).  lookup_match() stops at the first node above its
+ * hash: no node of that hash comes later.  next() stops at the first node
+ * above its candidate's hash, or above the fine interval: every node of
+ * the fine interval below that point, present throughout, has been met,
+ * so the candidate, or the lack of one, is the answer.  Given a position
+ * node, both first try walking on from it (scan_from()), which makes a
+ * step of an iteration cost a node or two instead of half a chain.
+ *
  * Ordering: the scan's loads are lookup()'s (dependency-ordered chain
  * loads, the acquire fence before a future array), so a node returned is
  * seen with everything its inserter wrote before inserting it.
@@ -95,6 +107,7 @@ struct scan {
 	quiesce_rcuhash_match_fn match;
 	const void *arg;
 	bool first_is_least;		/* a SEQ table: the first match found is the answer */
+	bool sorted;			/* rcuhash_sorted(): chains in rev() order */
 	bool busted;			/* test-only: RCUHASH_BUSTED_COARSE_ORDER */
 };
 
@@ -116,9 +129,12 @@ static inline bool visit_next(struct scan *s, struct quiesce_rcuhash_node *p)
 {
 	uint64_t h = hash_of(s->ht, p), r, tie;
 
+	/* Outside the fine interval: below it, or above it and the end. */
 	if ((h & s->fine) != (s->hash & s->fine) && QUIESCE_LIKELY(!s->busted))
-		return false;
+		return s->sorted && rcuhash_rev_above(h, s->hash);
 	r = rev64(h);
+	if (s->sorted && s->cand && r > s->cand_rev)
+		return true;
 	tie = tie_of(s->ht, p);
 	if (!key_above(r, tie, s->pos_rev, s->pos_tie))
 		return false;
@@ -133,10 +149,10 @@ static inline bool visit_next(struct scan *s, struct quiesce_rcuhash_node *p)
 
 static inline bool visit_match(struct scan *s, struct quiesce_rcuhash_node *p)
 {
-	uint64_t tie;
+	uint64_t h = hash_of(s->ht, p), tie;
 
-	if (hash_of(s->ht, p) != s->hash)
-		return false;
+	if (h != s->hash)
+		return s->sorted && rcuhash_rev_above(h, s->hash);
 	tie = tie_of(s->ht, p);
 	if (tie <= s->pos_tie || (s->cand && tie >= s->cand_tie))
 		return false;
@@ -182,6 +198,45 @@ restart:
 	} while (QUIESCE_UNLIKELY(t != NULL));
 }
 
+/*
+ * The short way, in a sorted table, given a position node after: walk on
+ * from after itself instead of from the head of its chain.  after was met
+ * by a walk of its chain and the caller has stayed in its section since,
+ * so this continues that walk (a walk may pause anywhere): it meets every
+ * node above after present throughout before any node above that one
+ * (see the top), or it is carried off or ends at another chain's marker.
+ * So its answer stands if it has one, or ends at the marker of after's
+ * chain in the current array t, and no node moved meanwhile: no resize
+ * of t was published by the end (the moves of the arrays before t all
+ * happened before t became the table's, which the load of tbl acquires).
+ * Returns false when the caller must scan from the head instead.
+ */
+static inline __attribute__((always_inline)) bool scan_from(struct scan *s,
+							    const struct quiesce_rcuhash_node *after,
+							    bool next)
+{
+	struct rcuhash_table *t = quiesce_rcu_dereference(s->ht->tbl);
+	struct quiesce_rcuhash_node *p;
+	bool answered = false;
+
+	if (next)
+		s->fine = t->mask;
+	for (p = quiesce_rcu_dereference(after->next); rcuhash_is_node(p);
+	     p = quiesce_rcu_dereference(p->next)) {
+		if ((answered = next ? visit_next(s, p) : visit_match(s, p)))
+			break;
+	}
+	if (!answered && p != rcuhash_marker(&t->buckets[s->hash & t->mask]))
+		return false;
+	/*
+	 * Acquire: pairs with the release stores of any move the walk saw
+	 * ((m1)-(m3), rcuhash.c); each was made after t->future was
+	 * published, so a walk that saw one sees future set here.
+	 */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return QUIESCE_LOAD(&t->future) == NULL;
+}
+
 struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match(struct quiesce_rcuhash *ht,
 							  uint64_t hash,
 							  quiesce_rcuhash_match_fn match,
@@ -193,9 +248,13 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match(struct quiesce_rcuhash
 		.ht = ht, .hash = hash, .match = match, .arg = arg,
 		.pos_tie = after ? tie_of(ht, after) : 0,
 		.first_is_least = ht->p.flags & QUIESCE_RCUHASH_SEQ,
+		.sorted = rcuhash_sorted(ht),
 	};
 
 	rcuhash_check_reader(ht, "rcuhash_lookup_match()");
+	if (after && s.sorted && scan_from(&s, after, false))
+		return s.cand;
+	s.cand = NULL;
 	scan(&s, false);
 	return s.cand;
 }
@@ -208,16 +267,22 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_next(struct quiesce_rcuhash *ht,
 	uint64_t pos_tie = after ? tie_of(ht, after) : 0;
 
 	bool busted = QUIESCE_LOAD(&quiesce_test_busted_rcuhash) == RCUHASH_BUSTED_COARSE_ORDER;
+	bool from_after = after && rcuhash_sorted(ht);
 
 	rcuhash_check_reader(ht, "rcuhash_next()");
 	for (;;) {
 		struct scan s = {
 			.ht = ht, .hash = rev64(pos_rev), .pos_rev = pos_rev, .pos_tie = pos_tie,
-			.busted = busted,
+			.sorted = rcuhash_sorted(ht), .busted = busted,
 		};
 		uint64_t last;
 
-		scan(&s, true);
+		if (!from_after || !scan_from(&s, after, true)) {
+			s.cand = NULL;
+			s.fine = 0;
+			scan(&s, true);
+		}
+		from_after = false;
 		if (s.cand)
 			return s.cand;
 		/* The interval's last value: the position's top bits, then all ones. */

@@ -10,8 +10,9 @@
  *           while the current array has a future, nor while a walk is in
  *           progress (walks count themselves under resize_lock).
  *   move:   updaters claim old buckets with a fetch-and-add and move each
- *           under its stripe lock, RCUHASH_MOVE_BATCH per update, so a
- *           resize of n buckets is done after n/8 updates.  resize() and
+ *           (shrinking, with the other old buckets of its new bucket:
+ *           move_group()) under its stripe lock, RCUHASH_MOVE_BATCH per
+ *           update, so a resize of n buckets is done after n/8 updates.  resize() and
  *           walk_start() claim every remaining bucket themselves.
  *   finish: whoever moves the last bucket (counted by an acq_rel
  *           fetch-and-add, so it sees every other mover's stores), or
@@ -171,6 +172,47 @@ static void move_bucket(struct quiesce_rcuhash *ht, struct rcuhash_table *t, siz
 	quiesce_rcu_assign_pointer(*old, RCUHASH_MOVED);
 }
 
+/* The low bits bits of x, reversed. */
+static size_t rev_bits(size_t x, unsigned bits)
+{
+	size_t r = 0;
+
+	for (unsigned i = 0; i < bits; i++, x >>= 1)
+		r = (r << 1) | (x & 1);
+	return r;
+}
+
+/*
+ * Moves old bucket b of t into f, and when f is smaller every other old
+ * bucket that shares b's new bucket: all of them lie in b's stripe, which
+ * the caller holds.  Returns the buckets moved.  The old buckets of new
+ * bucket j are j + i * F (F: f's bucket count) for i below R = t's count
+ * / F, and in bit-reversed order (rcuhash.c, Order) bucket j + i * F comes
+ * at place rev(i) among them: they move from the last place down, so that
+ * each pushes its nodes on top of those of every later interval and the
+ * new chain comes out sorted.
+ */
+static size_t move_group(struct quiesce_rcuhash *ht, struct rcuhash_table *t, size_t b,
+			 struct rcuhash_table *f)
+{
+	size_t fbuckets = f->mask + 1, r, j = b & f->mask;
+	unsigned bits;
+
+	if (f->mask >= t->mask) {
+		move_bucket(ht, t, b, f);
+		return 1;
+	}
+	r = (t->mask + 1) / fbuckets;
+	bits = (unsigned)__builtin_ctzll(r);
+	for (size_t place = r; place-- > 0;) {
+		size_t at = QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_rcuhash) ==
+					     RCUHASH_BUSTED_SHRINK_ORDER) ? r - 1 - place : place;
+
+		move_bucket(ht, t, j + rev_bits(at, bits) * fbuckets, f);
+	}
+	return r;
+}
+
 /*
  * Finishes t's resize if every bucket of t has moved to f and nobody has
  * yet: the switch is made once, under resize_lock.
@@ -206,9 +248,10 @@ static void try_finish(struct quiesce_rcuhash *ht, struct rcuhash_table *t,
 }
 
 /*
- * Moves up to max buckets of t into f; in a read-side critical section.
- * A bucket claimed a second time (claims start over in the child of
- * fork(): rcuhash_fork.c) is found MOVED and not counted again.
+ * Moves up to max claims of buckets of t into f; in a read-side critical
+ * section.  A bucket claimed after it moved (with another of its group,
+ * or a second time: claims start over in the child of fork(),
+ * rcuhash_fork.c) is found MOVED and not counted again.
  */
 static void move_batch(struct quiesce_rcuhash *ht, struct rcuhash_table *t,
 		       struct rcuhash_table *f, size_t max)
@@ -216,7 +259,7 @@ static void move_batch(struct quiesce_rcuhash *ht, struct rcuhash_table *t,
 	for (size_t i = 0; i < max; i++) {
 		size_t b = __atomic_fetch_add(&t->claimed, 1, __ATOMIC_RELAXED);
 		struct rcuhash_stripe *s;
-		bool moved;
+		size_t moved = 0;
 
 		if (b > t->mask) {
 			try_finish(ht, t, f);
@@ -224,15 +267,14 @@ static void move_batch(struct quiesce_rcuhash *ht, struct rcuhash_table *t,
 		}
 		s = &ht->stripes[b & (RCUHASH_STRIPES - 1)];
 		rcuhash_lock(ht, &s->lock);
-		moved = QUIESCE_LOAD(&t->buckets[b]) != RCUHASH_MOVED;
-		if (moved)
-			move_bucket(ht, t, b, f);
+		if (QUIESCE_LOAD(&t->buckets[b]) != RCUHASH_MOVED)
+			moved = move_group(ht, t, b, f);
 		pthread_mutex_unlock(&s->lock);
 		/*
 		 * acq_rel: the last mover acquires every other mover's
 		 * release here, before it publishes f as the table.
 		 */
-		if (moved && __atomic_add_fetch(&t->moved, 1, __ATOMIC_ACQ_REL) == t->mask + 1) {
+		if (moved && __atomic_add_fetch(&t->moved, moved, __ATOMIC_ACQ_REL) == t->mask + 1) {
 			try_finish(ht, t, f);
 			return;
 		}
