@@ -389,8 +389,9 @@ static inline bool past_run(const struct quiesce_rcuhash *ht, const struct quies
  * compare the numbers, which never change while a node is in the table).
  * Numbers count down from RCUHASH_SEQ_FIRST: a node inserted later (first
  * among the nodes of its hash in its chain) has a smaller one, so the
- * nodes of one hash lie in a chain in increasing number order, an order moves and replacements keep
- * (rcuhash_ordered.c uses it).  Counting down from 2^62 never reaches 0.
+ * nodes of one hash lie in a chain in increasing number order, an order
+ * moves and replacements keep (rcuhash_ordered.c uses it).  Counting down
+ * from 2^62 never reaches 0.
  */
 static inline uint64_t *seq_word(const struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
 {
@@ -474,16 +475,48 @@ static void link_new(struct quiesce_rcuhash *ht, const struct locked_bucket *lb,
 	quiesce_rcu_assign_pointer(*lb->run, node);
 }
 
-/* The link that points to key's node (lb's hash is key's), or NULL. */
-static struct quiesce_rcuhash_node **locked_find(struct quiesce_rcuhash *ht,
-						 const struct locked_bucket *lb, const void *key)
+/*
+ * The link to the first node from lb's run on that accepts(ht, lb, node,
+ * arg) says is the one, or NULL (inlined with each accepts()).
+ */
+static inline __attribute__((always_inline)) struct quiesce_rcuhash_node **
+locked_search(struct quiesce_rcuhash *ht, const struct locked_bucket *lb,
+	      bool (*accepts)(struct quiesce_rcuhash *ht, const struct locked_bucket *lb,
+			      const struct quiesce_rcuhash_node *p, const void *arg),
+	      const void *arg)
 {
 	struct quiesce_rcuhash_node **link = lb->run, *p;
 
 	for (p = QUIESCE_LOAD(link); !past_run(ht, p, lb->hash); link = &p->next, p = QUIESCE_LOAD(link))
-		if (key_matches(ht, key, p))
+		if (accepts(ht, lb, p, arg))
 			return link;
 	return NULL;
+}
+
+static bool holds_key(struct quiesce_rcuhash *ht, const struct locked_bucket *lb,
+		      const struct quiesce_rcuhash_node *p, const void *key)
+{
+	return key_matches(ht, key, p);
+}
+
+/* The link that points to key's node (lb's hash is key's), or NULL. */
+static struct quiesce_rcuhash_node **locked_find(struct quiesce_rcuhash *ht,
+						 const struct locked_bucket *lb, const void *key)
+{
+	return locked_search(ht, lb, holds_key, key);
+}
+
+struct match_call {
+	quiesce_rcuhash_match_fn match;
+	const void *arg;
+};
+
+static bool matches(struct quiesce_rcuhash *ht, const struct locked_bucket *lb,
+		    const struct quiesce_rcuhash_node *p, const void *call)
+{
+	const struct match_call *m = call;
+
+	return quiesce_rcuhash_node_hash(ht, p) == lb->hash && m->match(p, m->arg);
 }
 
 /* The link to the first node of lb's hash that match() accepts, or NULL. */
@@ -491,12 +524,13 @@ static struct quiesce_rcuhash_node **locked_find_match(struct quiesce_rcuhash *h
 						       const struct locked_bucket *lb,
 						       quiesce_rcuhash_match_fn match, const void *arg)
 {
-	struct quiesce_rcuhash_node **link = lb->run, *p;
+	return locked_search(ht, lb, matches, &(struct match_call){ match, arg });
+}
 
-	for (p = QUIESCE_LOAD(link); !past_run(ht, p, lb->hash); link = &p->next, p = QUIESCE_LOAD(link))
-		if (quiesce_rcuhash_node_hash(ht, p) == lb->hash && match(p, arg))
-			return link;
-	return NULL;
+static bool is_node(struct quiesce_rcuhash *ht, const struct locked_bucket *lb,
+		    const struct quiesce_rcuhash_node *p, const void *node)
+{
+	return p == node;
 }
 
 /* The link that points to node (of lb's hash), or NULL. */
@@ -504,12 +538,7 @@ static struct quiesce_rcuhash_node **locked_find_node(struct quiesce_rcuhash *ht
 						      const struct locked_bucket *lb,
 						      const struct quiesce_rcuhash_node *node)
 {
-	struct quiesce_rcuhash_node **link = lb->run, *p;
-
-	for (p = QUIESCE_LOAD(link); !past_run(ht, p, lb->hash); link = &p->next, p = QUIESCE_LOAD(link))
-		if (p == node)
-			return link;
-	return NULL;
+	return locked_search(ht, lb, is_node, node);
 }
 
 bool quiesce_rcuhash_insert(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
