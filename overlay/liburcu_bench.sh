@@ -1,9 +1,15 @@
 #!/bin/sh
-# The same liburcu benchmark programs (its repository's tests/benchmark
-# test_urcu*, from the sources of the liburcu that is installed) built
-# twice, against that liburcu and against the overlay, and run alternately
-# under the benchmark lock; prints reads/s and updates/s of each and the
-# overlay's ratio.  Not part of CI (it needs liburcu and its sources).
+# The same liburcu benchmark programs (its repository's tests/benchmark,
+# from the sources of the liburcu that is installed) built twice, against
+# that liburcu and against the overlay, and run alternately under the
+# benchmark lock; prints each side's rates and the overlay's ratio:
+#   - RCU: test_urcu* (2 readers, 1 updater), reads/s and updates/s;
+#   - queues and stacks: test_urcu_wfcq, _wfq, _lfq, _wfs, _lfs, _lfs_rcu
+#     (1 enqueuer, 1 dequeuer; lfq and lfs_rcu free through call_rcu),
+#     successful enqueues/s and dequeues/s;
+#   - the hash table: test_urcu_hash (qsbr, unchanged), lookups/s and
+#     updates/s.
+# Not part of CI (it needs liburcu and its sources).
 #
 #   overlay/liburcu_bench.sh LIBURCU_SOURCE_DIR PREFIX [SECONDS] [REPEATS]
 set -eu
@@ -15,10 +21,21 @@ libdir=${libdir%/}
 conf="-D_GNU_SOURCE -DHAVE_GETTID=1 -DHAVE_RAND_R=1 -DHAVE_SCHED_SETAFFINITY=1 -I$src/tests/common"
 B=$src/tests/benchmark
 
-build() {	# name source flags liburcu-library
-	cc -O2 -w -o "$work/liburcu_$1" $conf $3 "$B/$2" -I"$src/src" -l"$4" -lurcu-common -pthread
+# test_urcu_wfs creates its enqueuers into tid_enqueuer[i] (the argument
+# index) and joins tid_enqueuer[i_thr], never created: it exits 1 against
+# liburcu too.  Both sides build a copy with that one index fixed.
+mkdir -p "$work/tests/benchmark"
+ln -s "$src/tests/common" "$work/tests/common"
+sed 's/&tid_enqueuer\[i\]/\&tid_enqueuer[i_thr]/' "$B/test_urcu_wfs.c" \
+	> "$work/tests/benchmark/test_urcu_wfs.c"
+
+build() {	# name "sources" flags liburcu-libraries [directory of the sources]
+	d=${5:-$B}
+	cc -O2 -w -o "$work/liburcu_$1" $conf $3 -I"$src/src" $(for s in $2; do echo "$d/$s"; done) \
+		$(for l in $4; do echo "-l$l"; done) -lurcu-common -pthread
 	cc -O2 -w -o "$work/overlay_$1" $conf $3 -I"$prefix/include/quiesce/liburcu" \
-		-I"$prefix/include" -I"$src/src" "$B/$2" -L"$libdir" -lquiesce-urcu -lquiesce -pthread
+		-I"$prefix/include" -I"$src/src" $(for s in $2; do echo "$d/$s"; done) \
+		-L"$libdir" -lquiesce-urcu -lquiesce -pthread
 }
 build test_urcu test_urcu.c "" urcu
 build test_urcu_out_of_line test_urcu.c -DDYNAMIC_LINK_TEST urcu
@@ -27,31 +44,73 @@ build test_urcu_qsbr test_urcu_qsbr.c "" urcu-qsbr
 build test_urcu_bp test_urcu_bp.c "" urcu-bp
 build test_urcu_gc test_urcu_gc.c "" urcu
 build test_urcu_defer test_urcu_defer.c "" urcu
+for q in wfcq wfq lfq lfs lfs_rcu; do
+	build test_urcu_$q test_urcu_$q.c "" "urcu urcu-cds"
+done
+build test_urcu_wfs test_urcu_wfs.c "" "urcu urcu-cds" "$work/tests/benchmark"
+build test_urcu_hash "test_urcu_hash.c test_urcu_hash_rw.c test_urcu_hash_unique.c" "" \
+	"urcu-qsbr urcu-cds"
 
-echo "rcu_expedited=$(cat /sys/kernel/rcu_expedited 2>/dev/null || echo '?'); $(nproc) CPUs; 2 readers, 1 updater, ${secs} s a run, best of ${reps}"
-# Two workloads: the updater flat out (every read races a stream of grace
-# periods, so reads/s also measures how the read side shares its cache
-# lines with them), and read-mostly (the updater paced by test_urcu's -d,
-# about a hundred updates a second).
-for workload in "flat-out|" "read-mostly|-d 100000"; do
-wname=${workload%%|*} wargs=${workload#*|}
-echo "$wname:"
-printf '%-24s %14s %14s %12s %12s %7s %7s\n' program liburcu_reads/s overlay_reads/s liburcu_upd/s overlay_upd/s reads updates
-for p in test_urcu test_urcu_out_of_line test_urcu_mb test_urcu_qsbr test_urcu_bp test_urcu_gc test_urcu_defer; do
+# field NAME LINE: the number after NAME in a SUMMARY line.
+field() {
+	echo "$2" | sed "s/.*$1 *\([0-9]*\).*/\1/"
+}
+
+# ratio OVERLAY LIBURCU: "1.23x", or "-" when liburcu's is 0 (no writer).
+ratio() {
+	if [ "$2" -eq 0 ]; then echo -; else printf '%.2fx' "$(echo "$1 / $2" | bc -l)"; fi
+}
+
+# pair PROGRAM LABEL FIELD_A FIELD_B ARGS...: both sides, best of $reps,
+# one line of rates per second and ratios.
+pair() {
+	p=$1 label=$2 fa=$3 fb=$4
+	shift 4
 	for side in liburcu overlay; do
-		best_r=0 best_w=0
+		best_a=0 best_b=0
 		for r in $(seq "$reps"); do
 			line=$(LD_LIBRARY_PATH="$libdir" flock /tmp/quiesce-bench.lock \
-				"$work/${side}_$p" 2 1 "$secs" $wargs | grep SUMMARY)
-			reads=$(echo "$line" | sed 's/.*nr_reads *\([0-9]*\).*/\1/')
-			writes=$(echo "$line" | sed 's/.*nr_writes *\([0-9]*\).*/\1/')
-			[ "$reads" -gt "$best_r" ] && best_r=$reads
-			[ "$writes" -gt "$best_w" ] && best_w=$writes
+				"$work/${side}_$p" "$@" | grep SUMMARY) || {
+				echo "${side}_$p $*: no SUMMARY line" >&2
+				exit 1
+			}
+			a=$(field "$fa" "$line")
+			b=$(field "$fb" "$line")
+			[ "$a" -gt "$best_a" ] && best_a=$a
+			[ "$b" -gt "$best_b" ] && best_b=$b
 		done
-		eval "${side}_r=$((best_r / secs)) ${side}_w=$((best_w / secs))"
+		eval "${side}_a=$((best_a / secs)) ${side}_b=$((best_b / secs))"
 	done
-	printf '%-24s %14d %14d %12d %12d %6.2fx %6.2fx\n' "$p" "$liburcu_r" "$overlay_r" \
-		"$liburcu_w" "$overlay_w" \
-		"$(echo "$overlay_r / $liburcu_r" | bc -l)" "$(echo "$overlay_w / $liburcu_w" | bc -l)"
+	printf '%-28s %14d %14d %12d %12d %7s %7s\n' "$label" "$liburcu_a" "$overlay_a" \
+		"$liburcu_b" "$overlay_b" "$(ratio "$overlay_a" "$liburcu_a")" \
+		"$(ratio "$overlay_b" "$liburcu_b")"
+}
+
+echo "rcu_expedited=$(cat /sys/kernel/rcu_expedited 2>/dev/null || echo '?'); $(nproc) CPUs; ${secs} s a run, best of ${reps}"
+for workload in "flat-out|" "read-mostly|-d 100000"; do
+	wname=${workload%%|*} wargs=${workload#*|}
+	echo "$wname, 2 readers, 1 updater:"
+	printf '%-28s %14s %14s %12s %12s %7s %7s\n' program liburcu_reads/s overlay_reads/s \
+		liburcu_upd/s overlay_upd/s reads updates
+	for p in test_urcu test_urcu_out_of_line test_urcu_mb test_urcu_qsbr test_urcu_bp \
+		test_urcu_gc test_urcu_defer; do
+		pair $p $p nr_reads nr_writes 2 1 "$secs" $wargs
+	done
 done
+
+echo "queues and stacks, 1 dequeuer, 1 enqueuer:"
+printf '%-28s %14s %14s %12s %12s %7s %7s\n' program liburcu_enq/s overlay_enq/s \
+	liburcu_deq/s overlay_deq/s enq deq
+for q in wfcq wfq lfq wfs lfs lfs_rcu; do
+	pair test_urcu_$q test_urcu_$q "successful enqueues" "successful dequeues" 1 1 "$secs"
 done
+
+echo "hash table (qsbr; 32 buckets unless pre-sized), 1 reader:"
+printf '%-28s %14s %14s %12s %12s %7s %7s\n' workload liburcu_look/s overlay_look/s \
+	liburcu_upd/s overlay_upd/s look upd
+pair test_urcu_hash "100K keys, no writer" nr_reads nr_writes 1 0 "$secs" -k 100000
+pair test_urcu_hash "1M keys pre-sized, no writer" nr_reads nr_writes 1 0 "$secs" \
+	-h 1048576 -k 1048576 -O 1048576 -M 1048576
+pair test_urcu_hash "64K auto-resize, 1 writer" nr_reads nr_writes 1 1 "$secs" \
+	-A -k 65536 -O 65536 -M 65536 -N 65536
+pair test_urcu_hash "defaults, 1 writer" nr_reads nr_writes 1 1 "$secs"
