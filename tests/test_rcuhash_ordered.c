@@ -243,12 +243,13 @@ static void sorted_chains(void)
 }
 
 /*
- * next() from a removed position whose walk on ends at the marker of a
- * chain that no longer exists: after and s share bucket 5 of 128, z sits
- * in bucket 69, and a shrink to 64 buckets puts z after them in one chain.
- * after, then s (the last of its chain, so its next is that chain's end
- * marker), are removed while the reader holds after; next(after) must
- * still return z, by scanning again rather than trusting that marker.
+ * next() from a position that has left the table: after and s share
+ * bucket 5 of 128, z sits in bucket 69, and a shrink to 64 buckets puts z
+ * after them in one chain.  after, then s (the last of its chain, so its
+ * next is that chain's end marker, in an array since retired), are
+ * removed while the reader holds after; next(after) must return z, not s
+ * (gone before the call) nor nothing: it walks from the chain's head, not
+ * on from after (rcuhash_ordered.c, the short way).
  */
 static void next_from_removed_position(void)
 {

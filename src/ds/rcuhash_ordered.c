@@ -62,9 +62,27 @@
  * hash: no node of that hash comes later.  next() stops at the first node
  * above its candidate's hash, or above the fine interval: every node of
  * the fine interval below that point, present throughout, has been met,
- * so the candidate, or the lack of one, is the answer.  Given a position
- * node, both first try walking on from it (scan_from()), which makes a
- * step of an iteration cost a node or two instead of half a chain.
+ * so the candidate, or the lack of one, is the answer.
+ *
+ * The short way.  Given a position node (after) that is still in the
+ * table (a sorted QUIESCE_RCUHASH_SEQ table, whose removed bit says so),
+ * both walk the current array's chain on from it rather than from the
+ * head of the chain: a step of an iteration then costs a node instead of
+ * half a chain.  after was met by a walk of its chain and the caller has
+ * stayed in its section since, so the walk on from it continues that one
+ * (a walk may pause anywhere): it meets every node above after present
+ * throughout before any node above that one, or is carried off.  So what
+ * a clean end in the current array's chain means is unchanged, and the
+ * walk goes on to the future array as always; any other end (after having
+ * moved since) sends it back to the head of the chain, as a walk carried
+ * off is sent.  From a node that has left the table the walk starts at the
+ * head: the next such a node kept may lead to nodes that left before this
+ * call, which no walk from the head would return.
+ *
+ * In a sorted SEQ table the order of a path is the table's whole order,
+ * numbers included (new nodes go first among those of their hash), so
+ * next() too has its answer in the first node above the position that it
+ * meets in the fine interval.
  *
  * Ordering: the scan's loads are lookup()'s (dependency-ordered chain
  * loads, the acquire fence before a future array), so a node returned is
@@ -106,17 +124,33 @@ struct scan {
 	/* lookup_match(): pos_tie, cand and cand_tie too */
 	quiesce_rcuhash_match_fn match;
 	const void *arg;
-	bool first_is_least;		/* a SEQ table: the first match found is the answer */
+	bool first_is_least;		/* a SEQ table: the first match found is the answer
+					 * (next(): if also sorted) */
 	bool sorted;			/* rcuhash_sorted(): chains in rev() order */
 	bool busted;			/* test-only: RCUHASH_BUSTED_COARSE_ORDER */
 };
 
+/* A SEQ table's order word of n (rcuhash.c, seq_word()). */
+static inline uint64_t seq_of(const struct quiesce_rcuhash *ht, const struct quiesce_rcuhash_node *n)
+{
+	return QUIESCE_LOAD((const uint64_t *)((const char *)rcuhash_obj(ht, n) + ht->p.seq_offset));
+}
+
 static inline uint64_t tie_of(const struct quiesce_rcuhash *ht, const struct quiesce_rcuhash_node *n)
 {
 	if (ht->p.flags & QUIESCE_RCUHASH_SEQ)
-		return QUIESCE_LOAD((const uint64_t *)((const char *)rcuhash_obj(ht, n) +
-						       ht->p.seq_offset)) >> 1;
+		return seq_of(ht, n) >> 1;
 	return (uintptr_t)n;
+}
+
+/* Where the short way starts (see the top): after, or NULL for the head. */
+static inline const struct quiesce_rcuhash_node *short_way(const struct quiesce_rcuhash *ht,
+							   const struct quiesce_rcuhash_node *after)
+{
+	if (!after || !rcuhash_sorted(ht) || !(ht->p.flags & QUIESCE_RCUHASH_SEQ) ||
+	    (seq_of(ht, after) & QUIESCE_RCUHASH_SEQ_REMOVED))
+		return NULL;
+	return after;
 }
 
 static inline bool key_above(uint64_t r, uint64_t tie, uint64_t pr, uint64_t ptie)
@@ -144,7 +178,7 @@ static inline bool visit_next(struct scan *s, struct quiesce_rcuhash_node *p)
 		s->cand_tie = tie;
 		s->cand_hash = h;
 	}
-	return false;
+	return s->sorted && s->first_is_least;
 }
 
 static inline bool visit_match(struct scan *s, struct quiesce_rcuhash_node *p)
@@ -173,8 +207,13 @@ static inline void narrow(struct scan *s, size_t mask)
 		s->cand = NULL;
 }
 
-/* lookup()'s walk over hash's chains, every node met passed to a visit. */
-static inline __attribute__((always_inline)) void scan(struct scan *s, bool next)
+/*
+ * lookup()'s walk over hash's chains, every node met passed to a visit.
+ * from: where the short way starts (short_way()), or NULL: the walk of
+ * the current array starts after it rather than at the head.
+ */
+static inline __attribute__((always_inline)) void
+scan(struct scan *s, bool next, const struct quiesce_rcuhash_node *from)
 {
 	struct rcuhash_table *t = quiesce_rcu_dereference(s->ht->tbl);
 
@@ -183,58 +222,25 @@ static inline __attribute__((always_inline)) void scan(struct scan *s, bool next
 
 		if (next)
 			narrow(s, t->mask);
-restart:
-		for (p = quiesce_rcu_dereference(*bucket); rcuhash_is_node(p);
-		     p = quiesce_rcu_dereference(p->next)) {
-			if (next ? visit_next(s, p) : visit_match(s, p))
-				return;
+		p = from ? quiesce_rcu_dereference(from->next) : quiesce_rcu_dereference(*bucket);
+		from = NULL;
+		for (;;) {
+			for (; rcuhash_is_node(p); p = quiesce_rcu_dereference(p->next))
+				if (next ? visit_next(s, p) : visit_match(s, p))
+					return;
+			if (QUIESCE_LIKELY(p == NULL || p == RCUHASH_MOVED || p == rcuhash_marker(bucket)))
+				break;
+			/*
+			 * Carried into another chain by a moved node, or ended
+			 * in another chain from the position: this one again,
+			 * from its head.
+			 */
+			p = quiesce_rcu_dereference(*bucket);
 		}
-		/* Carried into another chain by a moved node: this one again. */
-		if (QUIESCE_UNLIKELY(p != NULL && p != RCUHASH_MOVED && p != rcuhash_marker(bucket)))
-			goto restart;
 		/* Acquire: as in lookup(), pairs with the move's (m3) or MOVED release. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		t = quiesce_rcu_dereference(t->future);
 	} while (QUIESCE_UNLIKELY(t != NULL));
-}
-
-/*
- * The short way, in a sorted table, given a position node after: walk on
- * from after itself instead of from the head of its chain.  after was met
- * by a walk of its chain and the caller has stayed in its section since,
- * so this continues that walk (a walk may pause anywhere): it meets every
- * node above after present throughout before any node above that one
- * (see the top), or it is carried off or ends at another chain's marker.
- * So its answer stands if it has one, or ends at the marker of after's
- * chain in the current array t, and no node moved meanwhile: no resize
- * of t was published by the end (the moves of the arrays before t all
- * happened before t became the table's, which the load of tbl acquires).
- * Returns false when the caller must scan from the head instead.
- */
-static inline __attribute__((always_inline)) bool scan_from(struct scan *s,
-							    const struct quiesce_rcuhash_node *after,
-							    bool next)
-{
-	struct rcuhash_table *t = quiesce_rcu_dereference(s->ht->tbl);
-	struct quiesce_rcuhash_node *p;
-	bool answered = false;
-
-	if (next)
-		s->fine = t->mask;
-	for (p = quiesce_rcu_dereference(after->next); rcuhash_is_node(p);
-	     p = quiesce_rcu_dereference(p->next)) {
-		if ((answered = next ? visit_next(s, p) : visit_match(s, p)))
-			break;
-	}
-	if (!answered && p != rcuhash_marker(&t->buckets[s->hash & t->mask]))
-		return false;
-	/*
-	 * Acquire: pairs with the release stores of any move the walk saw
-	 * ((m1)-(m3), rcuhash.c); each was made after t->future was
-	 * published, so a walk that saw one sees future set here.
-	 */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return QUIESCE_LOAD(&t->future) == NULL;
 }
 
 struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match(struct quiesce_rcuhash *ht,
@@ -252,10 +258,7 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match(struct quiesce_rcuhash
 	};
 
 	rcuhash_check_reader(ht, "rcuhash_lookup_match()");
-	if (after && s.sorted && scan_from(&s, after, false))
-		return s.cand;
-	s.cand = NULL;
-	scan(&s, false);
+	scan(&s, false, short_way(ht, after));
 	return s.cand;
 }
 
@@ -263,33 +266,36 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_next(struct quiesce_rcuhash *ht,
 						  const struct quiesce_rcuhash_node *after)
 {
 	/* NULL: the position below every node (no node has tie 0). */
-	uint64_t pos_rev = after ? rev64(hash_of(ht, after)) : 0;
+	uint64_t hash = after ? hash_of(ht, after) : 0, pos_rev = rev64(hash);
 	uint64_t pos_tie = after ? tie_of(ht, after) : 0;
 
 	bool busted = QUIESCE_LOAD(&quiesce_test_busted_rcuhash) == RCUHASH_BUSTED_COARSE_ORDER;
-	bool from_after = after && rcuhash_sorted(ht);
+	/* The position's interval is scanned first, the short way if it may. */
+	const struct quiesce_rcuhash_node *from = short_way(ht, after);
 
 	rcuhash_check_reader(ht, "rcuhash_next()");
 	for (;;) {
 		struct scan s = {
-			.ht = ht, .hash = rev64(pos_rev), .pos_rev = pos_rev, .pos_tie = pos_tie,
+			.ht = ht, .hash = hash, .pos_rev = pos_rev, .pos_tie = pos_tie,
+			.first_is_least = ht->p.flags & QUIESCE_RCUHASH_SEQ,
 			.sorted = rcuhash_sorted(ht), .busted = busted,
 		};
 		uint64_t last;
 
-		if (!from_after || !scan_from(&s, after, true)) {
-			s.cand = NULL;
-			s.fine = 0;
-			scan(&s, true);
-		}
-		from_after = false;
+		scan(&s, true, from);
+		from = NULL;
 		if (s.cand)
 			return s.cand;
-		/* The interval's last value: the position's top bits, then all ones. */
-		last = rev64(s.hash & s.fine) | (UINT64_MAX >> __builtin_popcountll(s.fine));
+		/*
+		 * The interval's last value: the position's top bits (as
+		 * many as fine, 2^k - 1, has), then all ones.
+		 */
+		last = rev64(s.hash & s.fine) |
+		       (UINT64_MAX >> (s.fine ? 64 - __builtin_clzll(s.fine) : 0));
 		if (last == UINT64_MAX)
 			return NULL;
 		pos_rev = last + 1;
+		hash = rev64(pos_rev);
 		pos_tie = 0;
 	}
 }
