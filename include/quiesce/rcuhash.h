@@ -297,9 +297,10 @@ QUIESCE_API bool quiesce_rcuhash_replace(struct quiesce_rcuhash *ht,
  * table, as lookup() does, and otherwise walks the key's whole chain.
  * next() walks the chain of the returned node once per node returned, and
  * every empty bucket once.  In a QUIESCE_RCUHASH_KEY_IS_HASH table, whose
- * chains are sorted, both stop just past what they look for, and, given a
- * position while no resize is under way, walk on from it rather than from
- * the head of its chain: a step of an iteration costs a node or two.
+ * chains are sorted, both stop just past what they look for, and with
+ * QUIESCE_RCUHASH_SEQ too, given a position that is still in the table,
+ * walk on from it rather than from the head of its chain: a step of an
+ * iteration costs a node.
  */
 
 /* The first node in the table's order after after (NULL: the first of all)
