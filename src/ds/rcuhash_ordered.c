@@ -6,8 +6,9 @@
  *
  * The order.  Nodes are ordered by key(N) = (rev(hash(N)), tie(N)), rev()
  * reversing the 64 bits, tie() the node's number in a QUIESCE_RCUHASH_SEQ
- * table (rcuhash.c gives it; a replacement inherits it) or else its address.  A bucket of an array of 2^k buckets holds
- * the hashes whose low k bits are its index: in rev() order, one interval
+ * table (rcuhash.c gives it; a replacement inherits it) or else its
+ * address.  A bucket of an array of 2^k buckets holds the hashes whose
+ * low k bits are its index: in rev() order, one interval
  * of 2^(64-k) values, and the intervals of an array tile the whole range.
  * So the order does not depend on the array, and the successor of a
  * position is the least key above it in the interval that holds the
@@ -42,8 +43,8 @@
  *
  * lookup_match() ends early in a QUIESCE_RCUHASH_SEQ table: there the nodes
  * of one hash lie in their chain in increasing number order, whatever
- * array holds them (rcuhash.c numbers nodes counting down and inserts them
- * at the head; a move takes a bucket's nodes last first and pushes each on
+ * array holds them (rcuhash.c numbers nodes counting down and inserts each
+ * first among the nodes of its hash; a move takes a bucket's nodes last first and pushes each on
  * the head of its new chain, which keeps the order of the nodes that go to
  * one chain, and the nodes of one hash all go to the same one; a
  * replacement takes its predecessor's number and place).  So the first
