@@ -8,8 +8,8 @@
  * reversing the 64 bits, tie() the node's number in a QUIESCE_RCUHASH_SEQ
  * table (rcuhash.c gives it; a replacement inherits it) or else its
  * address.  A bucket of an array of 2^k buckets holds the hashes whose
- * low k bits are its index: in rev() order, one interval
- * of 2^(64-k) values, and the intervals of an array tile the whole range.
+ * low k bits are its index: in rev() order, one interval of 2^(64-k)
+ * values, and the intervals of an array tile the whole range.
  * So the order does not depend on the array, and the successor of a
  * position is the least key above it in the interval that holds the
  * position, or else the least key of a later interval.
