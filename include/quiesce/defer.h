@@ -36,6 +36,8 @@
  *   promised between threads or between blocks.
  * - fork(): the child starts with nothing deferred; what the parent
  *   deferred runs in the parent only.
+ * - At exit(), entries still in a live thread's partial block are not run
+ *   (as liburcu's queues): call the barrier first where they must be.
  */
 #ifndef QUIESCE_DEFER_H
 #define QUIESCE_DEFER_H

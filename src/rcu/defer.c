@@ -153,11 +153,11 @@ static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t exit_key;
 static pthread_once_t first_use_once = PTHREAD_ONCE_INIT;
 
-static void slot_lock(struct defer_slot *s)
+static QUIESCE_COLD void slot_lock_contended(struct defer_slot *s)
 {
 	unsigned spins = 0;
 
-	/* Acquire: pairs with slot_unlock()'s release; the block is as left. */
+	/* Acquire: as in slot_lock(). */
 	while (__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE)) {
 		/* Ended by the holder's slot_unlock(), a few instructions away. */
 		while (QUIESCE_LOAD(&s->lock)) {
@@ -167,6 +167,13 @@ static void slot_lock(struct defer_slot *s)
 				quiesce_cpu_relax();
 		}
 	}
+}
+
+static inline void slot_lock(struct defer_slot *s)
+{
+	/* Acquire: pairs with slot_unlock()'s release; the block is as left. */
+	if (QUIESCE_UNLIKELY(__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE)))
+		slot_lock_contended(s);
 }
 
 static void slot_unlock(struct defer_slot *s)
