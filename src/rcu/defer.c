@@ -88,7 +88,7 @@
 #include "common/futex.h"
 #include "rcu/defer.h"
 
-/* A block is one page: a header and 254 entries. */
+/* A block is a 32-byte header and 254 entries: 4 KiB on 64-bit. */
 #define BLOCK_ENTRIES 254
 /* The flusher's sweep period (see the top). */
 #define FLUSH_NS 10000000u
@@ -415,8 +415,8 @@ static void child_after_fork(void)
 		}
 		list_add_tail(&self->link, &threads);
 	}
-	pending_entries = 0;
-	flusher_state = FLUSHER_ABSENT;
+	QUIESCE_STORE(&pending_entries, 0);
+	QUIESCE_STORE(&flusher_state, FLUSHER_ABSENT);
 	pthread_mutex_unlock(&registry_lock);
 	pthread_mutex_unlock(&start_lock);
 }
