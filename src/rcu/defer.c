@@ -490,7 +490,8 @@ static inline void defer_on(unsigned d, const char *call, void (*fn)(void *p), v
 	b->entry[b->n].p = p;
 	if (QUIESCE_UNLIKELY(++b->n == BLOCK_ENTRIES)) {
 		s->block = NULL;
-		s->handing = true;
+		/* Atomic: wait_handed() reads it outside the lock; the unlock publishes it. */
+		QUIESCE_STORE(&s->handing, true);
 		full = b;
 	}
 	slot_unlock(s);
