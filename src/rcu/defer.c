@@ -15,7 +15,7 @@
  * full fence), and per block one malloc() and one call_rcu().
  *
  * The slot lock.  A spin lock, taken by the owner on every call and by
- * others only to take the block out (the flusher, a barrier, fork).  No
+ * others only to take the block out (the flusher, a barrier).  No
  * holder blocks or calls out while holding it, so a waiter spins for a
  * few instructions; it yields in case the holder was preempted.
  *
@@ -63,7 +63,7 @@
  *
  * Thread exit (a pthread key) takes the thread's blocks out and hands them
  * over under registry_lock, then leaves the list.  At exit() blocks still
- * partial are not run, as liburcu's queues; the flusher is left asleep.
+ * partial are not run, as liburcu's queues; the flusher is not stopped.
  *
  * fork(): the atfork handlers are registered at first use, after those of
  * call_rcu.c, so that ours run first in the parent (before call_rcu's take
