@@ -63,5 +63,6 @@ static struct urcu_flavor_domain urcu_mb_domain = URCU_FLAVOR_DOMAIN_INIT(
 	URCU_FLAVOR_mb, "quiesce-mb-cb", quiesce_call_rcu_mb, quiesce_rcu_barrier_mb,
 	quiesce_synchronize_rcu_mb);
 
-URCU_OVERLAY_CALLBACK_API(mb, urcu_mb_domain, quiesce_call_rcu_mb, quiesce_rcu_barrier_mb)
+URCU_OVERLAY_CALLBACK_API(mb, urcu_mb_domain, quiesce_call_rcu_mb, quiesce_rcu_barrier_mb,
+			  quiesce_defer_rcu_mb, quiesce_defer_barrier_mb)
 URCU_OVERLAY_FLAVOR_OBJECT(mb);

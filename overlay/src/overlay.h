@@ -2,7 +2,7 @@
  * overlay.h - what the overlay's out-of-line files share: the export
  * marker (the library is built with hidden visibility and exports
  * liburcu's names only), and the per-flavor state of the call_rcu_data
- * API, fork hooks and defer_rcu.
+ * API and fork hooks.
  *
  * A liburcu flavor is one quiesce grace-period domain: memb, signal and
  * bp are quiesce's default RCU; mb is quiesce's mb domain (rcu_mb.h);
@@ -18,6 +18,7 @@
 #include <stdbool.h>
 
 #define QUIESCE_NO_SHORT_NAMES
+#include <quiesce/defer.h>
 #include <quiesce/rcu.h>
 
 #define URCU_EXPORT __attribute__((visibility("default")))
@@ -76,15 +77,16 @@ void urcu_crd_after_fork_parent(struct urcu_flavor_domain *fd);
 void urcu_crd_after_fork_child(struct urcu_flavor_domain *fd);
 void urcu_crd_register_atfork(struct urcu_flavor_domain *fd, struct urcu_atfork *atfork);
 
-/* defer.c: defer_rcu() of one flavor, on its callbacks. */
-void urcu_defer(struct urcu_flavor_domain *fd, void (*fct)(void *p), void *p);
-
 /*
  * The exported call_rcu, call_rcu_data, fork-hook and defer functions of
  * flavor f, each the shared implementation above on the flavor's domain
- * fd; call_rcu and rcu_barrier go straight to the domain's functions.
+ * fd; call_rcu and rcu_barrier go straight to the domain's functions, and
+ * defer_rcu and its barriers to the domain's headless deferral
+ * (<quiesce/defer.h>: defer and defer_bar).  liburcu's per-thread defer
+ * queue needs no registration here, and its unregistration and per-thread
+ * barrier wait for everything deferred, as the barrier.
  */
-#define URCU_OVERLAY_CALLBACK_API(f, fd, call, bar)                                         \
+#define URCU_OVERLAY_CALLBACK_API(f, fd, call, bar, defer, defer_bar)                       \
 	URCU_EXPORT void urcu_##f##_call_rcu(struct quiesce_rcu_head *head,                  \
 					     void (*func)(struct quiesce_rcu_head *head))    \
 	{ call(head, func); }                                                               \
@@ -123,11 +125,11 @@ void urcu_defer(struct urcu_flavor_domain *fd, void (*fct)(void *p), void *p);
 	{ urcu_overlay_die("urcu_unregister_rculfhash_atfork",                              \
 			   "rculfhash's fork hooks stay registered (liburcu: EPERM)"); }    \
 	URCU_EXPORT void urcu_##f##_defer_rcu(void (*fct)(void *p), void *p)                  \
-	{ urcu_defer(&fd, fct, p); }                                                        \
+	{ defer(fct, p); }                                                                  \
 	URCU_EXPORT int urcu_##f##_defer_register_thread(void) { return 0; }                 \
-	URCU_EXPORT void urcu_##f##_defer_unregister_thread(void) { bar(); }                  \
-	URCU_EXPORT void urcu_##f##_defer_barrier(void) { bar(); }                            \
-	URCU_EXPORT void urcu_##f##_defer_barrier_thread(void) { bar(); }
+	URCU_EXPORT void urcu_##f##_defer_unregister_thread(void) { defer_bar(); }            \
+	URCU_EXPORT void urcu_##f##_defer_barrier(void) { defer_bar(); }                      \
+	URCU_EXPORT void urcu_##f##_defer_barrier_thread(void) { defer_bar(); }
 
 #endif /* URCU_OVERLAY_H */
 
@@ -173,5 +175,6 @@ void urcu_defer(struct urcu_flavor_domain *fd, void (*fct)(void *p), void *p);
 	static struct urcu_flavor_domain urcu_##f##_domain = URCU_FLAVOR_DOMAIN_INIT(       \
 		URCU_FLAVOR_##f, "quiesce-cb", quiesce_call_rcu, quiesce_rcu_barrier,         \
 		quiesce_synchronize_rcu);                                                  \
-	URCU_OVERLAY_CALLBACK_API(f, urcu_##f##_domain, quiesce_call_rcu, quiesce_rcu_barrier) \
+	URCU_OVERLAY_CALLBACK_API(f, urcu_##f##_domain, quiesce_call_rcu, quiesce_rcu_barrier, \
+				  quiesce_defer_rcu, quiesce_defer_barrier)                   \
 	URCU_OVERLAY_FLAVOR_OBJECT(f)

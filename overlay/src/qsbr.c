@@ -75,6 +75,11 @@ static void qsbr_barrier(void)
 	offline_around(quiesce_qsbr_barrier);
 }
 
+static void qsbr_defer_barrier(void)
+{
+	offline_around(quiesce_qsbr_defer_barrier);
+}
+
 URCU_EXPORT void urcu_qsbr_synchronize_rcu(void)
 {
 	qsbr_synchronize();
@@ -93,5 +98,6 @@ URCU_EXPORT bool urcu_qsbr_poll_state_synchronize_rcu(struct urcu_gp_poll_state 
 static struct urcu_flavor_domain urcu_qsbr_domain = URCU_FLAVOR_DOMAIN_INIT(
 	URCU_FLAVOR_qsbr, "quiesce-qsbr-cb", quiesce_qsbr_call_rcu, qsbr_barrier, qsbr_synchronize);
 
-URCU_OVERLAY_CALLBACK_API(qsbr, urcu_qsbr_domain, quiesce_qsbr_call_rcu, qsbr_barrier)
+URCU_OVERLAY_CALLBACK_API(qsbr, urcu_qsbr_domain, quiesce_qsbr_call_rcu, qsbr_barrier,
+			  quiesce_qsbr_defer_rcu, qsbr_defer_barrier)
 URCU_OVERLAY_FLAVOR_OBJECT(qsbr);

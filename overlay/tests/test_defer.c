@@ -56,18 +56,26 @@ static void *holding_reader(void *arg)
 
 static bool reader_is_in(void *arg) { return atomic_load(&reader_in); }
 
+static void *barrier_thread(void *arg)
+{
+	rcu_defer_barrier();
+	return NULL;
+}
+
 static void waits_for_reader(void)
 {
-	pthread_t t;
+	pthread_t t, b;
 
 	pthread_create(&t, NULL, holding_reader, NULL);
 	check_wait_until(reader_is_in, NULL, "the reader entered");
 	defer_rcu(mark, NULL);
+	/* The barrier hands the work over while the reader holds its section. */
+	pthread_create(&b, NULL, barrier_thread, NULL);
 	check_sleep_us(20000);
 	CHECK(!atomic_load(&deferred_ran), "deferred work ran before the reader left");
 	atomic_store(&reader_release, true);
 	pthread_join(t, NULL);
-	rcu_defer_barrier();
+	pthread_join(b, NULL);
 	CHECK(atomic_load(&deferred_ran), "rcu_defer_barrier() waited for the work");
 }
 
