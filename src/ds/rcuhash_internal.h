@@ -99,6 +99,15 @@ static inline bool rcuhash_sorted(const struct quiesce_rcuhash *ht)
 	return ht->p.flags & QUIESCE_RCUHASH_KEY_IS_HASH;
 }
 
+/* h with its 64 bits in reverse order. */
+static inline uint64_t rcuhash_rev64(uint64_t h)
+{
+	h = ((h >> 1) & 0x5555555555555555ULL) | ((h & 0x5555555555555555ULL) << 1);
+	h = ((h >> 2) & 0x3333333333333333ULL) | ((h & 0x3333333333333333ULL) << 2);
+	h = ((h >> 4) & 0x0f0f0f0f0f0f0f0fULL) | ((h & 0x0f0f0f0f0f0f0f0fULL) << 4);
+	return __builtin_bswap64(h);
+}
+
 /*
  * Whether a comes after b in bit-reversed order: the lowest bit in which
  * they differ is set in a (four instructions where reversing takes a dozen).

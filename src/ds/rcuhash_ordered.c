@@ -94,14 +94,6 @@
 #include "common/diag.h"
 #include "ds/rcuhash_internal.h"
 
-static inline uint64_t rev64(uint64_t h)
-{
-	h = ((h >> 1) & 0x5555555555555555ULL) | ((h & 0x5555555555555555ULL) << 1);
-	h = ((h >> 2) & 0x3333333333333333ULL) | ((h & 0x3333333333333333ULL) << 2);
-	h = ((h >> 4) & 0x0f0f0f0f0f0f0f0fULL) | ((h & 0x0f0f0f0f0f0f0f0fULL) << 4);
-	return __builtin_bswap64(h);
-}
-
 static inline uint64_t hash_of(const struct quiesce_rcuhash *ht, const struct quiesce_rcuhash_node *n)
 {
 	uint64_t h;
@@ -167,7 +159,7 @@ static inline bool visit_next(struct scan *s, struct quiesce_rcuhash_node *p)
 	/* Outside the fine interval: below it, or above it and the end. */
 	if ((h & s->fine) != (s->hash & s->fine) && QUIESCE_LIKELY(!s->busted))
 		return s->sorted && rcuhash_rev_above(h, s->hash);
-	r = rev64(h);
+	r = rcuhash_rev64(h);
 	if (s->sorted && s->cand && r > s->cand_rev)
 		return true;
 	tie = tie_of(s->ht, p);
@@ -267,7 +259,7 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_next(struct quiesce_rcuhash *ht,
 						  const struct quiesce_rcuhash_node *after)
 {
 	/* NULL: the position below every node (no node has tie 0). */
-	uint64_t hash = after ? hash_of(ht, after) : 0, pos_rev = rev64(hash);
+	uint64_t hash = after ? hash_of(ht, after) : 0, pos_rev = rcuhash_rev64(hash);
 	uint64_t pos_tie = after ? tie_of(ht, after) : 0;
 
 	bool busted = QUIESCE_LOAD(&quiesce_test_busted_rcuhash) == RCUHASH_BUSTED_COARSE_ORDER;
@@ -291,12 +283,12 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_next(struct quiesce_rcuhash *ht,
 		 * The interval's last value: the position's top bits (as
 		 * many as fine, 2^k - 1, has), then all ones.
 		 */
-		last = rev64(s.hash & s.fine) |
+		last = rcuhash_rev64(s.hash & s.fine) |
 		       (UINT64_MAX >> (s.fine ? 64 - __builtin_clzll(s.fine) : 0));
 		if (last == UINT64_MAX)
 			return NULL;
 		pos_rev = last + 1;
-		hash = rev64(pos_rev);
+		hash = rcuhash_rev64(pos_rev);
 		pos_tie = 0;
 	}
 }

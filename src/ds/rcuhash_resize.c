@@ -12,8 +12,9 @@
  *   move:   updaters claim old buckets with a fetch-and-add and move each
  *           (shrinking, with the other old buckets of its new bucket:
  *           move_group()) under its stripe lock, RCUHASH_MOVE_BATCH per
- *           update, so a resize of n buckets is done after n/8 updates.  resize() and
- *           walk_start() claim every remaining bucket themselves.
+ *           update, so a resize of n buckets is done after n/8
+ *           updates.  resize() and walk_start() claim every remaining
+ *           bucket themselves.
  *   finish: whoever moves the last bucket (counted by an acq_rel
  *           fetch-and-add, so it sees every other mover's stores), or
  *           claims past the end and finds them all moved, makes the new
@@ -172,16 +173,6 @@ static void move_bucket(struct quiesce_rcuhash *ht, struct rcuhash_table *t, siz
 	quiesce_rcu_assign_pointer(*old, RCUHASH_MOVED);
 }
 
-/* The low bits bits of x, reversed. */
-static size_t rev_bits(size_t x, unsigned bits)
-{
-	size_t r = 0;
-
-	for (unsigned i = 0; i < bits; i++, x >>= 1)
-		r = (r << 1) | (x & 1);
-	return r;
-}
-
 /*
  * Moves old bucket b of t into f, and when f is smaller every other old
  * bucket that shares b's new bucket: all of them lie in b's stripe, which
@@ -202,13 +193,14 @@ static size_t move_group(struct quiesce_rcuhash *ht, struct rcuhash_table *t, si
 		move_bucket(ht, t, b, f);
 		return 1;
 	}
-	r = (t->mask + 1) / fbuckets;
+	r = (t->mask + 1) / fbuckets;	/* 2 or more, a power of two */
 	bits = (unsigned)__builtin_ctzll(r);
 	for (size_t place = r; place-- > 0;) {
 		size_t at = QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_rcuhash) ==
 					     RCUHASH_BUSTED_SHRINK_ORDER) ? r - 1 - place : place;
 
-		move_bucket(ht, t, j + rev_bits(at, bits) * fbuckets, f);
+		/* rev(at) on bits bits: the old bucket at that place. */
+		move_bucket(ht, t, j + (size_t)(rcuhash_rev64(at) >> (64 - bits)) * fbuckets, f);
 	}
 	return r;
 }
