@@ -12,8 +12,14 @@
 # Not part of CI (it needs liburcu and its sources).
 #
 #   overlay/liburcu_bench.sh LIBURCU_SOURCE_DIR PREFIX [SECONDS] [REPEATS]
+#
+# Each run takes /tmp/quiesce-bench.lock, unless QUIESCE_BENCH_LOCK_HELD is
+# set: the caller holds it for the whole script (to change a kernel setting
+# for the length of one measurement, say).
 set -eu
 src=$1 prefix=$2 secs=${3:-3} reps=${4:-2}
+lock="flock /tmp/quiesce-bench.lock"
+[ -n "${QUIESCE_BENCH_LOCK_HELD:-}" ] && lock=
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 libdir=$(ls -d "$prefix"/lib*/ | head -n 1)
@@ -69,7 +75,7 @@ pair() {
 	for side in liburcu overlay; do
 		best_a=0 best_b=0
 		for r in $(seq "$reps"); do
-			line=$(LD_LIBRARY_PATH="$libdir" flock /tmp/quiesce-bench.lock \
+			line=$(LD_LIBRARY_PATH="$libdir" $lock \
 				"$work/${side}_$p" "$@" | grep SUMMARY) || {
 				echo "${side}_$p $*: no SUMMARY line" >&2
 				exit 1
