@@ -104,11 +104,16 @@ for workload in "flat-out|" "read-mostly|-d 100000"; do
 	done
 done
 
-echo "queues and stacks, 1 dequeuer, 1 enqueuer:"
+# The dequeuer on CPU 0, the enqueuer on CPU 1, on both sides, so that
+# where the threads run is not one more difference between them (the rates
+# still move by 2x to 3x from run to run on a 2-CPU machine).
+pin=
+[ "$(nproc)" -ge 2 ] && pin="-a 0 -a 1"
+echo "queues and stacks, 1 dequeuer, 1 enqueuer${pin:+ (pinned: $pin)}:"
 printf '%-28s %14s %14s %12s %12s %7s %7s\n' program liburcu_enq/s overlay_enq/s \
 	liburcu_deq/s overlay_deq/s enq deq
 for q in wfcq wfq lfq wfs lfs lfs_rcu; do
-	pair test_urcu_$q test_urcu_$q "successful enqueues" "successful dequeues" 1 1 "$secs"
+	pair test_urcu_$q test_urcu_$q "successful enqueues" "successful dequeues" 1 1 "$secs" $pin
 done
 
 echo "hash table (qsbr; 32 buckets unless pre-sized), 1 reader:"
