@@ -29,6 +29,16 @@
  *   nodes stay queued, so nobody may dequeue them meanwhile.
  * - A splice is a consumer call on its source and an enqueue on its
  *   destination: it needs consumer exclusion on the source only.
+ * - quiesce_wfcq_dequeue_rcu() is a third kind of consumer, for a queue
+ *   whose every consumer uses it (mixing it with the other consumer calls
+ *   on one queue is a bug): lock-free among consumers, for callers that
+ *   follow RCU's rules (liburcu's cds_lfq's):
+ *     - the call runs inside a read-side critical section of some RCU
+ *       domain, and
+ *     - a node it returned is freed, or enqueued again, only after a
+ *       grace period of that domain has followed the dequeue.
+ *   A consumer may read a node that another consumer has just taken, and
+ *   these rules make that read safe and rule out the ABA problem.
  * - "blocking" means waiting for an enqueuer that has claimed its place in
  *   the queue (swapped the tail) but not yet linked its node, a window of
  *   one store unless that enqueuer was preempted in it.  The wait spins,
@@ -99,6 +109,12 @@ enum quiesce_wfcq_ret {
 
 /* Slow path: waits until *link is non-NULL and returns it (acquire). */
 QUIESCE_API void *quiesce_ds_wait_link(void *const *link);
+/*
+ * Slow path of quiesce_wfcq_dequeue_rcu(): waits until the head's link is
+ * non-NULL or the queue is empty.
+ */
+QUIESCE_API void quiesce_wfcq_wait_rcu_first(struct quiesce_wfcq_head *head,
+					     struct quiesce_wfcq_tail *tail);
 
 #ifdef QUIESCE_TEST_WFCQ_HOOKS
 /*
@@ -110,6 +126,10 @@ extern bool quiesce_test_busted_wfcq;
 bool quiesce_test_wfcq_busted_enqueue(struct quiesce_wfcq_head *head,
 				      struct quiesce_wfcq_tail *tail,
 				      struct quiesce_wfcq_node *node);
+/* Likewise for quiesce_wfcq_dequeue_rcu(). */
+extern bool quiesce_test_busted_wfcq_rcu;
+struct quiesce_wfcq_node *quiesce_test_wfcq_busted_dequeue_rcu(struct quiesce_wfcq_head *head,
+							       struct quiesce_wfcq_tail *tail);
 #endif
 
 static inline void quiesce_wfcq_node_init(struct quiesce_wfcq_node *node)
@@ -415,6 +435,74 @@ static inline enum quiesce_wfcq_ret quiesce_wfcq_splice_blocking(struct quiesce_
 	ret = quiesce_wfcq_sc_splice_blocking(dest_head, dest_tail, src_head, src_tail);
 	quiesce_wfcq_dequeue_unlock(src_head, src_tail);
 	return ret;
+}
+
+/*
+ * Dequeues the first node; NULL if the queue is empty.  Any number of
+ * consumers at once, without a lock, under RCU's rules (see the rules
+ * above); every consumer of the queue must use this call.  A consumer
+ * waits only in the windows where the queue is cut: an enqueuer between
+ * its two steps, or another consumer that took the last node while an
+ * enqueuer came behind it (src/ds/wfqueue.c says why).
+ */
+static inline struct quiesce_wfcq_node *quiesce_wfcq_dequeue_rcu(struct quiesce_wfcq_head *head,
+								 struct quiesce_wfcq_tail *tail)
+{
+	struct quiesce_wfcq_node *first, *next, *expected;
+
+#ifdef QUIESCE_TEST_WFCQ_HOOKS
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_wfcq_rcu)))
+		return quiesce_test_wfcq_busted_dequeue_rcu(head, tail);
+#endif
+	for (;;) {
+		/*
+		 * Acquire: pairs with the release of whoever stored the link
+		 * (an enqueuer, or a consumer's compare-exchange or restore
+		 * below), so that first's contents and link are visible.
+		 */
+		first = QUIESCE_LOAD_ACQUIRE(&head->node.next);
+		if (first == NULL) {
+			if (QUIESCE_LOAD(&tail->p) == &head->node)
+				return NULL;
+			quiesce_wfcq_wait_rcu_first(head, tail);
+			continue;
+		}
+		/* Acquire: pairs with the release of the link store. */
+		next = QUIESCE_LOAD_ACQUIRE(&first->next);
+		expected = first;
+		/*
+		 * Take first by moving the head's link past it (to next, or
+		 * to NULL if first looks like the last node).  Release: the
+		 * consumers that load the new link with acquire see what we
+		 * saw of next's contents.  On failure another consumer took
+		 * first, or restored the link; start again.
+		 */
+		if (!__atomic_compare_exchange_n(&head->node.next, &expected, next, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			continue;
+		if (next != NULL)
+			return first;
+		/*
+		 * first was the last node when we read its link: the head's
+		 * link is NULL now and the other consumers wait until we
+		 * either empty the queue or restore the link.  Moving the
+		 * tail back to the head is as in _quiesce_wfcq_dequeue(): the
+		 * compare-exchange's release orders the cleared link before
+		 * it, for the next enqueuer, whose exchange acquires it.
+		 */
+		expected = first;
+		if (__atomic_compare_exchange_n(&tail->p, &expected, &head->node, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return first;
+		/*
+		 * An enqueuer came behind first: wait for its link, then
+		 * restore the head's.  Release: pairs with the acquire load
+		 * at the top, passing on the enqueuer's release.
+		 */
+		next = quiesce_ds_wait_link((void *const *)&first->next);
+		__atomic_store_n(&head->node.next, next, __ATOMIC_RELEASE);
+		return first;
+	}
 }
 
 /*

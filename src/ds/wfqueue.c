@@ -45,6 +45,34 @@
  * loaded with acquire.  FIFO per enqueuer: its enqueues are sequenced, so
  * its exchanges are in that order on the tail, and the list is in tail
  * order.
+ *
+ * RCU consumers (quiesce_wfcq_dequeue_rcu()), concurrent with one another
+ * and without a lock.  A consumer reads first from the head's link, then
+ * first's link, then takes first with one compare-exchange of the head's
+ * link from first to that next.
+ * - The compare-exchange succeeds only if the head still links to first,
+ *   so two consumers never take the same node: whoever moved the link off
+ *   first took it.  That first could have left and come back to the front
+ *   (ABA) only by being enqueued again, which the caller's rules forbid
+ *   while we are in our read-side section; the same rules keep first's
+ *   memory alive for our read of its link after another consumer took it.
+ * - first's link, once non-NULL, never changes while first is queued, so
+ *   a next read as non-NULL is still first's successor when the
+ *   compare-exchange succeeds.
+ * - A NULL next means first looked like the last node: the consumer that
+ *   moves the head's link to NULL owns the last-node step that the
+ *   serialized consumer does (tail back to the head, or wait for the
+ *   enqueuer that came behind first and store its node into the head's
+ *   link).  Meanwhile the head's link is NULL while the tail is not the
+ *   head, which every other consumer reads as "wait" (it cannot take a
+ *   node), and no enqueuer writes the head's link because none can find
+ *   the head in the tail.  So the owner's store of the link cannot be
+ *   lost, nor overwrite anyone's.
+ * - A NULL head link with the tail at the head is the empty queue, and a
+ *   consumer that reads them in that order sees no tail from before the
+ *   link it read: the acquire load of the link synchronizes with the
+ *   release of whoever stored it, after its own look at the tail.
+ * The busted variant below drops the compare-exchange.
  */
 #include <sched.h>
 
@@ -81,4 +109,33 @@ bool quiesce_test_wfcq_busted_enqueue(struct quiesce_wfcq_head *head,
 	sched_yield();
 	QUIESCE_STORE(&node->next, NULL);
 	return prev != &head->node;
+}
+
+bool quiesce_test_busted_wfcq_rcu;
+
+/*
+ * Busted: the RCU dequeue without its compare-exchange, as if a serialized
+ * consumer's dequeue ran in several consumers at once, with the window
+ * between reading the head's link and storing it widened.  Two consumers
+ * take the same node, or one stores back a link the other has moved past.
+ * The RCU-consumer stress must catch it.
+ */
+struct quiesce_wfcq_node *quiesce_test_wfcq_busted_dequeue_rcu(struct quiesce_wfcq_head *head,
+							       struct quiesce_wfcq_tail *tail)
+{
+	struct quiesce_wfcq_node *first, *next;
+
+	while ((first = QUIESCE_LOAD_ACQUIRE(&head->node.next)) == NULL) {
+		if (QUIESCE_LOAD(&tail->p) == &head->node)
+			return NULL;
+		quiesce_wfcq_wait_rcu_first(head, tail);
+	}
+	next = QUIESCE_LOAD_ACQUIRE(&first->next);
+	if (next == NULL)
+		return quiesce_wfcq_sc_dequeue_blocking(head, tail);
+	for (int i = 0; i < BUSTED_WINDOW_SPINS; i++)
+		quiesce_cpu_relax();
+	sched_yield();
+	__atomic_store_n(&head->node.next, next, __ATOMIC_RELEASE);
+	return first;
 }

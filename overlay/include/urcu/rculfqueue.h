@@ -3,17 +3,17 @@
  * (cds_lfq) on quiesce's wait-free queue (quiesce/wfqueue.h).
  *
  * liburcu's queue is a Michael-Scott queue with dummy nodes, whose
- * dequeued nodes may still be read by concurrent enqueuers: hence its
- * rules that enqueue and dequeue run inside rcu_read_lock() and that a
- * dequeued node is freed only after a grace period, and the call_rcu
- * function its init takes, which frees its dummies.  Here enqueue is
- * quiesce_wfcq_enqueue() (wait-free, no dummy) and dequeue is
- * quiesce_wfcq_dequeue_blocking() (under the queue's mutex, waiting, if it
- * must, for an enqueuer between its two stores): the queue never touches a
- * node after handing it out, so liburcu's rules hold with room to spare
- * (code that follows them is correct; code that frees a dequeued node at
- * once is too), and the call_rcu function passed to cds_lfq_init_rcu() is
- * never called.
+ * dequeued nodes may still be read by concurrent enqueuers and dequeuers:
+ * hence its rules that enqueue and dequeue run inside rcu_read_lock() and
+ * that a dequeued node is freed, or enqueued again, only after a grace
+ * period, and the call_rcu function its init takes, which frees its
+ * dummies.  Here enqueue is quiesce_wfcq_enqueue() (wait-free, no dummy)
+ * and dequeue is quiesce_wfcq_dequeue_rcu(): lock-free among dequeuers,
+ * under the same rules (a dequeuer may read a node another has just
+ * taken), waiting only for an enqueuer between its two stores or for the
+ * dequeuer that took the last node while an enqueuer came behind it.  No
+ * dummies: the call_rcu function passed to cds_lfq_init_rcu() is never
+ * called.
  *
  * Ordering: a dequeuer sees what the enqueuer wrote to the node before
  * enqueueing it; nodes of one enqueuer leave in the order it enqueued them.
@@ -66,11 +66,11 @@ static inline void cds_lfq_enqueue_rcu(struct cds_lfq_queue_rcu *q, struct cds_l
 	quiesce_wfcq_enqueue(&q->head, &q->tail, &node->wfcq);
 }
 
-/* The first node, or NULL if the queue is empty. */
+/* The first node, or NULL if the queue is empty.  Inside rcu_read_lock(). */
 static inline struct cds_lfq_node_rcu *cds_lfq_dequeue_rcu(struct cds_lfq_queue_rcu *q)
 {
 	/* wfcq is the first member: the conversion keeps NULL. */
-	return (struct cds_lfq_node_rcu *)quiesce_wfcq_dequeue_blocking(&q->head, &q->tail);
+	return (struct cds_lfq_node_rcu *)quiesce_wfcq_dequeue_rcu(&q->head, &q->tail);
 }
 
 #ifdef __cplusplus
