@@ -196,7 +196,10 @@ QUIESCE_API void quiesce_cond_synchronize_rcu(unsigned long cookie);
  * Callbacks: call_rcu(head, func) returns at once; func(head) runs on the
  * background thread "quiesce-cb" after a full grace period has elapsed since
  * the call.  Embed a struct rcu_head in the object and find the object again
- * with container_of() (quiesce_container_of()).
+ * with container_of() (quiesce_container_of()).  The thread starts at the
+ * first call_rcu(), with every signal blocked and on the CPUs the process
+ * had when the library was loaded, not on those of the thread that started
+ * it (a worker pinned to one CPU does not pin it too).
  *
  * Rules for callers
  * - call_rcu() may be called from any thread, inside a read-side critical

@@ -99,7 +99,6 @@
  */
 #include "rcu/cb_domain.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +108,7 @@
 
 #include "common/diag.h"
 #include "common/futex.h"
+#include "common/lib_thread.h"
 
 /* How long callbacks gather before a normal grace period (see the top). */
 #define GATHER_NS 1000000u
@@ -442,18 +442,13 @@ static void register_exit_handler(void)
 /* Under start_lock, with the state ABSENT. */
 static void start_worker(struct quiesce_cb_domain *cbd)
 {
-	sigset_t all, old;
+	char what[64];
 
 	pthread_once(&exit_handler_once, register_exit_handler);
 	QUIESCE_STORE(&cbd->stop_requested, false);
 	QUIESCE_STORE(&cbd->state, QUIESCE_CB_WORKER_RUNNING);
-	/* A full signal mask: the process's signals are for its own threads. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&cbd->worker, NULL, worker_main, cbd))
-		quiesce_die("cannot start the %s callback thread", cbd->gp->ops->kind);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_setname_np(cbd->worker, cbd->thread_name);
+	snprintf(what, sizeof(what), "the %s callback thread", cbd->gp->ops->kind);
+	cbd->worker = quiesce_lib_thread_start(worker_main, cbd, false, cbd->thread_name, what);
 }
 
 void quiesce_cb_wake_worker(struct quiesce_cb_domain *cbd)

@@ -76,7 +76,6 @@
 
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -86,6 +85,7 @@
 
 #include "common/diag.h"
 #include "common/futex.h"
+#include "common/lib_thread.h"
 #include "rcu/defer.h"
 
 /* A block is a 32-byte header and 254 entries: 4 KiB on 64-bit. */
@@ -339,9 +339,6 @@ static void *flusher_main(void *unused)
 static QUIESCE_COLD void wake_flusher(void)
 {
 	int idle = FLUSHER_IDLE;
-	pthread_attr_t attr;
-	sigset_t all, old;
-	pthread_t thread;
 
 	if (__atomic_compare_exchange_n(&flusher_state, &idle, FLUSHER_RUNNING, false,
 					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
@@ -353,16 +350,8 @@ static QUIESCE_COLD void wake_flusher(void)
 	pthread_mutex_lock(&start_lock);
 	if (QUIESCE_LOAD(&flusher_state) == FLUSHER_ABSENT) {
 		QUIESCE_STORE(&flusher_state, FLUSHER_RUNNING);
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		/* A full signal mask: the process's signals are for its own threads. */
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		if (pthread_create(&thread, &attr, flusher_main, NULL))
-			quiesce_die("cannot start the defer_rcu flushing thread");
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		pthread_attr_destroy(&attr);
-		pthread_setname_np(thread, "quiesce-defer");
+		quiesce_lib_thread_start(flusher_main, NULL, true, "quiesce-defer",
+					 "the defer_rcu flushing thread");
 	}
 	pthread_mutex_unlock(&start_lock);
 }
