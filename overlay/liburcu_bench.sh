@@ -11,13 +11,19 @@
 #     updates/s.
 # Not part of CI (it needs liburcu and its sources).
 #
-#   overlay/liburcu_bench.sh LIBURCU_SOURCE_DIR PREFIX [SECONDS] [REPEATS]
+#   overlay/liburcu_bench.sh LIBURCU_SOURCE_DIR PREFIX [SECONDS] [REPEATS] [NOISY_REPEATS]
+#
+# The two sides run alternately, run by run.  test_urcu* rows give the best
+# of REPEATS (2) runs; the queue, stack and hash rows, whose rates move by
+# 2x or more from run to run on both sides (a malloc() in one thread and a
+# free() in another per node, where the threads land, how fast a writer
+# fills the table), give the median of NOISY_REPEATS (5).
 #
 # Each run takes /tmp/quiesce-bench.lock, unless QUIESCE_BENCH_LOCK_HELD is
 # set: the caller holds it for the whole script (to change a kernel setting
 # for the length of one measurement, say).
 set -eu
-src=$1 prefix=$2 secs=${3:-3} reps=${4:-2}
+src=$1 prefix=$2 secs=${3:-3} reps=${4:-2} noisy_reps=${5:-5}
 lock="flock /tmp/quiesce-bench.lock"
 [ -n "${QUIESCE_BENCH_LOCK_HELD:-}" ] && lock=
 work=$(mktemp -d)
@@ -69,30 +75,44 @@ ratio() {
 
 # pair PROGRAM LABEL FIELD_A FIELD_B ARGS...: both sides, best of $reps,
 # one line of rates per second and ratios.
-pair() {
+run_side() {	# side program fa fb args...: prints "a b" of one run
+	side=$1 p=$2 fa=$3 fb=$4
+	shift 4
+	line=$(LD_LIBRARY_PATH="$libdir" $lock "$work/${side}_$p" "$@" | grep SUMMARY) || {
+		echo "${side}_$p $*: no SUMMARY line" >&2
+		exit 1
+	}
+	echo "$(field "$fa" "$line") $(field "$fb" "$line")"
+}
+
+# Of a list of numbers: best (the largest) or median.
+pick() {
+	tr ' ' '\n' | sort -n | awk -v how="$1" '{ v[NR] = $1 }
+		END { print how == "best" ? v[NR] : v[int((NR + 1) / 2)] }'
+}
+
+pair() {	# program label field_a field_b args...
 	p=$1 label=$2 fa=$3 fb=$4
 	shift 4
-	for side in liburcu overlay; do
-		best_a=0 best_b=0
-		for r in $(seq "$reps"); do
-			line=$(LD_LIBRARY_PATH="$libdir" $lock \
-				"$work/${side}_$p" "$@" | grep SUMMARY) || {
-				echo "${side}_$p $*: no SUMMARY line" >&2
-				exit 1
-			}
-			a=$(field "$fa" "$line")
-			b=$(field "$fb" "$line")
-			[ "$a" -gt "$best_a" ] && best_a=$a
-			[ "$b" -gt "$best_b" ] && best_b=$b
+	liburcu_as= liburcu_bs= overlay_as= overlay_bs=
+	for r in $(seq "$n"); do
+		for side in liburcu overlay; do
+			ab=$(run_side $side "$p" "$fa" "$fb" "$@")
+			eval "${side}_as=\"\$${side}_as ${ab% *}\" ${side}_bs=\"\$${side}_bs ${ab#* }\""
 		done
-		eval "${side}_a=$((best_a / secs)) ${side}_b=$((best_b / secs))"
+	done
+	for side in liburcu overlay; do
+		eval "a=\$(echo \$${side}_as | pick $how) b=\$(echo \$${side}_bs | pick $how)"
+		eval "${side}_a=$((a / secs)) ${side}_b=$((b / secs))"
 	done
 	printf '%-28s %14d %14d %12d %12d %7s %7s\n' "$label" "$liburcu_a" "$overlay_a" \
 		"$liburcu_b" "$overlay_b" "$(ratio "$overlay_a" "$liburcu_a")" \
 		"$(ratio "$overlay_b" "$liburcu_b")"
 }
 
-echo "rcu_expedited=$(cat /sys/kernel/rcu_expedited 2>/dev/null || echo '?'); $(nproc) CPUs; ${secs} s a run, best of ${reps}"
+echo "rcu_expedited=$(cat /sys/kernel/rcu_expedited 2>/dev/null || echo '?'); $(nproc) CPUs; ${secs} s a run"
+n=$reps how=best
+echo "best of $n runs a side:"
 for workload in "flat-out|" "read-mostly|-d 100000"; do
 	wname=${workload%%|*} wargs=${workload#*|}
 	echo "$wname, 2 readers, 1 updater:"
@@ -109,6 +129,8 @@ done
 # still move by 2x to 3x from run to run on a 2-CPU machine).
 pin=
 [ "$(nproc)" -ge 2 ] && pin="-a 0 -a 1"
+n=$noisy_reps how=median
+echo "median of $n runs a side:"
 echo "queues and stacks, 1 dequeuer, 1 enqueuer${pin:+ (pinned: $pin)}:"
 printf '%-28s %14s %14s %12s %12s %7s %7s\n' program liburcu_enq/s overlay_enq/s \
 	liburcu_deq/s overlay_deq/s enq deq
