@@ -231,8 +231,13 @@ static void rcu_lists(void *arg)
 	for (int i = 0; i < 2; i++)
 		pthread_create(&r[i], NULL, reader, NULL);
 	rcu_register_thread();
-	/* The control runs until caught, or for many more chances. */
-	for (unsigned i = 0; i < (busted ? 100 * UPDATES : UPDATES) || atomic_load(&reads) < MIN_READS;
+	/*
+	 * The control runs until caught, or for many more chances: more
+	 * updates, and more traversals alongside them (on a loaded machine
+	 * the readers may barely run while the updates go by).
+	 */
+	for (unsigned i = 0; i < (busted ? 100 * UPDATES : UPDATES) ||
+			     atomic_load(&reads) < (busted ? 100 * MIN_READS : MIN_READS);
 	     i++) {
 		update_one(i);
 		CHECK(!atomic_load(&violations), "%lu violations", atomic_load(&violations));

@@ -68,10 +68,12 @@
  *   node), and no enqueuer writes the head's link because none can find
  *   the head in the tail.  So the owner's store of the link cannot be
  *   lost, nor overwrite anyone's.
- * - A NULL head link with the tail at the head is the empty queue, and a
- *   consumer that reads them in that order sees no tail from before the
- *   link it read: the acquire load of the link synchronizes with the
- *   release of whoever stored it, after its own look at the tail.
+ * - A NULL head link with the tail at the head is the empty queue.  A
+ *   consumer reads the link (acquire), then the tail: every exchange of
+ *   the tail that the link's storer had seen (a consumer's NULL follows
+ *   its acquire of the node it took, which follows that node's enqueue)
+ *   happens before that look, so it does not find the tail at the head
+ *   from before a node that is still queued.
  * The busted variant below drops the compare-exchange.
  */
 #include <sched.h>
