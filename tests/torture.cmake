@@ -6,8 +6,8 @@ set(QT_FAULTS all)
 # Each busted type with the faults that catch it fastest: for the rcu_sync
 # types, signals that stop readers on their fast path (see signals.c).
 set(QT_TYPES rcu:delay rcu-expedited:delay rcu-poll:delay call-rcu:delay rwsem:delay
-  percpu-rwsem:signals freeze:signals rcuhash:delay wfqueue:delay srcu:delay qsbr:delay
-  rcu-mb:delay)
+  percpu-rwsem:signals freeze:signals rcuhash:delay wfqueue:delay wfqueue-rcu:delay srcu:delay
+  qsbr:delay rcu-mb:delay)
 foreach(entry ${QT_TYPES})
   string(REPLACE ":" ";" entry ${entry})
   list(GET entry 0 type)

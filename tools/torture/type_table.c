@@ -21,6 +21,7 @@ static const struct torture_type *const types[] = {
 	&torture_type_freeze,
 	&torture_type_rcuhash,
 	&torture_type_wfqueue,
+	&torture_type_wfqueue_rcu,
 	&torture_type_qsbr,
 	&torture_type_srcu,
 	&torture_type_rcu_mb,

@@ -26,6 +26,7 @@ extern const struct torture_type torture_type_percpu_rwsem;
 extern const struct torture_type torture_type_freeze;
 extern const struct torture_type torture_type_rcuhash;
 extern const struct torture_type torture_type_wfqueue;
+extern const struct torture_type torture_type_wfqueue_rcu;
 extern const struct torture_type torture_type_qsbr;
 extern const struct torture_type torture_type_srcu;
 extern const struct torture_type torture_type_rcu_mb;

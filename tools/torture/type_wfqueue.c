@@ -5,12 +5,21 @@
  * lock, and splices of the whole queue into a private queue that they
  * iterate, then drain), with delays and sleeps while they hold the lock.
  * Each reader checks that it sees each writer's elements in increasing
- * order, consumed elements are poisoned and kept in a quarantine, and at
+ * order and that nobody took them before, consumed elements are poisoned
+ * and kept in a quarantine, and at
  * the end every element enqueued must have come out.  A new element's link
  * points at a trap element, as a recycled element's stale link would point
  * at an old one: a consumer that follows a link the enqueue should have
  * cleared finds the trap.  Busted, enqueue publishes its node before
  * clearing its link, as a missing release would allow.
+ *
+ * wfqueue-rcu: the same writers and checks, with readers that are all RCU
+ * consumers (quiesce_wfcq_dequeue_rcu(), inside a read-side section that
+ * the delay fault stretches, as liburcu's cds_lfq users call it).  A
+ * consumed element is poisoned and quarantined by a call_rcu() callback,
+ * after a grace period, since another consumer may still be reading it.
+ * Busted, the dequeue has no compare-and-swap: two consumers take one
+ * element, or one hands out a poisoned element's stale link.
  */
 #define QUIESCE_TEST_WFCQ_HOOKS
 #include <quiesce/wfqueue.h>
@@ -40,7 +49,9 @@
 
 struct wfq_elem {
 	struct quiesce_wfcq_node node;
+	struct rcu_head rcu;		/* wfqueue-rcu: its retirement */
 	unsigned magic;
+	unsigned taken;			/* set by the consumer that takes it */
 	unsigned producer;
 	unsigned long seq;
 };
@@ -55,6 +66,7 @@ struct wfq_state {
 	uint64_t consumed_live QUIESCE_CACHELINE_ALIGNED;
 	/* Totals, added up as the threads stop. */
 	uint64_t produced, consumed, splices, would_blocks;
+	bool rcu;			/* wfqueue-rcu: RCU consumers only */
 };
 
 struct wfq_producer {
@@ -88,9 +100,8 @@ static void wild_link(int sig)
 	_exit(1);
 }
 
-static void set_busted(bool on)
+static void catch_wild_links(bool on)
 {
-	QUIESCE_STORE(&quiesce_test_busted_wfcq, on);
 	if (on) {
 		struct sigaction sa;
 
@@ -99,6 +110,18 @@ static void set_busted(bool on)
 		sigaction(SIGSEGV, &sa, NULL);
 		sigaction(SIGBUS, &sa, NULL);
 	}
+}
+
+static void set_busted(bool on)
+{
+	QUIESCE_STORE(&quiesce_test_busted_wfcq, on);
+	catch_wild_links(on);
+}
+
+static void set_busted_rcu(bool on)
+{
+	QUIESCE_STORE(&quiesce_test_busted_wfcq_rcu, on);
+	catch_wild_links(on);
 }
 
 static void setup(struct torture_run *run)
@@ -110,6 +133,12 @@ static void setup(struct torture_run *run)
 	memset(s, 0, sizeof(*s));
 	quiesce_wfcq_init(&s->head, &s->tail);
 	run->state = s;
+}
+
+static void setup_rcu(struct torture_run *run)
+{
+	setup(run);
+	((struct wfq_state *)run->state)->rcu = true;
 }
 
 static void thread_start(struct torture_thread *t)
@@ -158,6 +187,7 @@ static void write_elem(struct torture_thread *t)
 
 	e->node.next = &trap.node;
 	e->magic = ELEM_LIVE;
+	e->taken = 0;
 	e->producer = t->id;
 	e->seq = p->next_seq++;
 	quiesce_wfcq_enqueue(&s->head, &s->tail, &e->node);
@@ -196,23 +226,50 @@ static bool elem_valid(struct torture_run *run, const struct wfq_elem *e)
 	return true;
 }
 
+/* Poisons e and keeps it in *ring, freeing what it pushes out. */
+static void quarantine(struct wfq_elem **ring, unsigned *next_out, struct wfq_elem *e)
+{
+	memset(e, POISON_BYTE, sizeof(*e));
+	free(ring[*next_out]);
+	ring[*next_out] = e;
+	*next_out = (*next_out + 1) % QUARANTINE;
+}
+
+/*
+ * wfqueue-rcu's quarantine, filled by callbacks, which run one at a time
+ * on the callback thread; emptied by finish() after rcu_barrier().
+ */
+static struct wfq_elem *retired[QUARANTINE];
+static unsigned retired_next_out;
+
+static void retire(struct rcu_head *head)
+{
+	quarantine(retired, &retired_next_out, container_of(head, struct wfq_elem, rcu));
+}
+
 static void consume(struct torture_thread *t, struct wfq_consumer *c, struct quiesce_wfcq_node *node)
 {
 	struct wfq_elem *e = container_of(node, struct wfq_elem, node);
+	struct wfq_state *s = t->run->state;
 
 	if (!elem_valid(t->run, e))
 		return;
+	if (__atomic_exchange_n(&e->taken, 1, __ATOMIC_RELAXED)) {
+		torture_violation(t->run, TV_DATA, "%s: element %lu of writer %u taken twice",
+				  t->name, e->seq, e->producer);
+		return;
+	}
 	if ((long)e->seq <= c->last[e->producer])
 		torture_violation(t->run, TV_DATA,
 				  "%s: element %lu of writer %u after %ld: doubled or out of order",
 				  t->name, e->seq, e->producer, c->last[e->producer]);
 	c->last[e->producer] = (long)e->seq;
 	c->consumed++;
-	__atomic_fetch_add(&((struct wfq_state *)t->run->state)->consumed_live, 1, __ATOMIC_RELAXED);
-	memset(e, POISON_BYTE, sizeof(*e));
-	free(c->quarantine[c->next_out]);
-	c->quarantine[c->next_out] = e;
-	c->next_out = (c->next_out + 1) % QUARANTINE;
+	__atomic_fetch_add(&s->consumed_live, 1, __ATOMIC_RELAXED);
+	if (s->rcu)
+		call_rcu(&e->rcu, retire);
+	else
+		quarantine(c->quarantine, &c->next_out, e);
 }
 
 static void consume_spliced(struct torture_thread *t, struct wfq_state *s, struct wfq_consumer *c)
@@ -247,6 +304,17 @@ static void read_elems(struct torture_thread *t)
 	struct wfq_consumer *c = t->priv;
 	struct quiesce_wfcq_node *node;
 
+	if (s->rcu) {
+		/* Held open a while after the take: others may read our node. */
+		rcu_read_lock();
+		node = quiesce_wfcq_dequeue_rcu(&s->head, &s->tail);
+		torture_section_delay(t);
+		rcu_read_unlock();
+		if (node)
+			consume(t, c, node);
+		torture_count_op(t);
+		return;
+	}
 	switch (torture_random(t) % 3) {
 	case 0:
 		node = quiesce_wfcq_dequeue_blocking(&s->head, &s->tail);
@@ -304,6 +372,13 @@ static void finish(struct torture_run *run)
 				  (unsigned long long)s->produced,
 				  (unsigned long long)(s->consumed + drained));
 	quiesce_wfcq_destroy(&s->head, &s->tail);
+	if (s->rcu) {
+		rcu_barrier();	/* every retirement is in the quarantine */
+		for (unsigned i = 0; i < QUARANTINE; i++) {
+			free(retired[i]);
+			retired[i] = NULL;
+		}
+	}
 }
 
 static void report(struct torture_run *run, FILE *out, bool json)
@@ -324,6 +399,20 @@ const struct torture_type torture_type_wfqueue = {
 	.faults = WFQ_FAULTS,
 	.set_busted = set_busted,
 	.setup = setup,
+	.thread_start = thread_start,
+	.thread_stop = thread_stop,
+	.read = read_elems,
+	.write = write_elem,
+	.finish = finish,
+	.report = report,
+};
+
+const struct torture_type torture_type_wfqueue_rcu = {
+	.name = "wfqueue-rcu",
+	.doc = "wait-free queue, lock-free RCU consumers: writers enqueue, readers dequeue",
+	.faults = WFQ_FAULTS,
+	.set_busted = set_busted_rcu,
+	.setup = setup_rcu,
 	.thread_start = thread_start,
 	.thread_stop = thread_stop,
 	.read = read_elems,
