@@ -187,6 +187,26 @@ const char *__tsan_default_options(void)
 }
 #endif
 
+void check_wait_count(atomic_ulong *count, unsigned long total, atomic_ulong *violations,
+		      unsigned stall_ms)
+{
+	unsigned long last = 0;
+	uint64_t last_progress = check_now_ns();
+
+	while (atomic_load(count) != total && !atomic_load(violations)) {
+		unsigned long now = atomic_load(count);
+
+		if (now != last) {
+			last = now;
+			last_progress = check_now_ns();
+		} else if (check_now_ns() - last_progress > stall_ms * 1000000ull) {
+			fprintf(stderr, "stuck at %lu of %lu elements: some were lost\n", now, total);
+			exit(1);
+		}
+		check_sleep_us(10000);
+	}
+}
+
 void check_join_within(pthread_t t, unsigned ms, const char *what)
 {
 	struct timespec deadline;

@@ -153,6 +153,16 @@ void check_run_until(unsigned min_ms, bool (*enough)(void), atomic_bool *stop, i
 		     void *(*reader)(void *), int updaters, void *(*updater)(void *));
 
 /*
+ * The queue and stack stresses' wait: until *count reaches total or
+ * *violations is non-zero, polling every 10 ms.  A count that does not move
+ * for stall_ms means elements were lost (a consumer waits for a link that
+ * never comes): the process exits 1 saying so, which a busted child's
+ * check_child_detects_violation() counts as caught.
+ */
+void check_wait_count(atomic_ulong *count, unsigned long total, atomic_ulong *violations,
+		      unsigned stall_ms);
+
+/*
  * Joins t; fails the test, naming `what`, if t has not ended within ms
  * (CHECK_HANG_MS where only a hang can take that long): a thread stuck in
  * a primitive (a lost wake-up) is a failure, not a hang of the suite.

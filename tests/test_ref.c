@@ -217,7 +217,7 @@ static void overflow_unless_zero(void *arg)
 
 static void set_negative(void *arg)
 {
-	struct quiesce_ref r;
+	struct quiesce_ref r = { 0 };	/* the misuse message prints it */
 
 	quiesce_ref_set(&r, -1);
 }

@@ -79,26 +79,6 @@ static struct item *new_item(unsigned pusher, unsigned long i)
 	return it;
 }
 
-/* Waits for every element to be done; exits 1 if the run stalls. */
-static void wait_done(unsigned stall_ms)
-{
-	unsigned long last = 0;
-	uint64_t last_progress = check_now_ns();
-
-	while (atomic_load(&done) != TOTAL && !atomic_load(&violations)) {
-		unsigned long now = atomic_load(&done);
-
-		if (now != last) {
-			last = now;
-			last_progress = check_now_ns();
-		} else if (check_now_ns() - last_progress > stall_ms * 1000000ull) {
-			fprintf(stderr, "stuck at %lu of %lu elements: some were lost\n", now, TOTAL);
-			exit(1);
-		}
-		check_sleep_us(10000);
-	}
-}
-
 static void reset(void)
 {
 	memset(seen, 0, sizeof(seen));
@@ -114,7 +94,7 @@ static void run_threads(void *(*pusher)(void *), void *(*popper)(void *), unsign
 		pthread_create(&threads[i], NULL, popper, (void *)(uintptr_t)i);
 	for (int i = 0; i < PUSHERS; i++)
 		pthread_create(&threads[POPPERS + i], NULL, pusher, (void *)(uintptr_t)i);
-	wait_done(stall_ms);
+	check_wait_count(&done, TOTAL, &violations, stall_ms);
 	if (atomic_load(&violations))
 		return;
 	for (int i = 0; i < PUSHERS + POPPERS; i++)

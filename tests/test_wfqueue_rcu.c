@@ -161,8 +161,6 @@ static void free_all(void)
 static unsigned long run_stress(unsigned stall_ms)
 {
 	pthread_t threads[PRODUCERS + CONSUMERS];
-	unsigned long last_seen = 0;
-	uint64_t last_progress = check_now_ns();
 
 	memset(seen, 0, sizeof(seen));
 	atomic_store(&consumed, 0);
@@ -172,19 +170,7 @@ static unsigned long run_stress(unsigned stall_ms)
 		pthread_create(&threads[i], NULL, consumer, NULL);
 	for (int i = 0; i < PRODUCERS; i++)
 		pthread_create(&threads[CONSUMERS + i], NULL, producer, (void *)(uintptr_t)i);
-	while (!all_consumed() && !atomic_load(&violations)) {
-		unsigned long now_seen = atomic_load(&consumed);
-
-		if (now_seen != last_seen) {
-			last_seen = now_seen;
-			last_progress = check_now_ns();
-		} else if (check_now_ns() - last_progress > stall_ms * 1000000ull) {
-			fprintf(stderr, "stuck at %lu of %lu elements: some were lost\n", now_seen,
-				TOTAL);
-			exit(1);
-		}
-		check_sleep_us(10000);
-	}
+	check_wait_count(&consumed, TOTAL, &violations, stall_ms);
 	if (atomic_load(&violations))
 		return atomic_load(&violations);
 	for (int i = 0; i < PRODUCERS + CONSUMERS; i++)
