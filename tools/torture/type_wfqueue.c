@@ -6,12 +6,12 @@
  * iterate, then drain), with delays and sleeps while they hold the lock.
  * Each reader checks that it sees each writer's elements in increasing
  * order and that nobody took them before, consumed elements are poisoned
- * and kept in a quarantine, and at
- * the end every element enqueued must have come out.  A new element's link
- * points at a trap element, as a recycled element's stale link would point
- * at an old one: a consumer that follows a link the enqueue should have
- * cleared finds the trap.  Busted, enqueue publishes its node before
- * clearing its link, as a missing release would allow.
+ * and kept in a quarantine, and at the end every element enqueued must
+ * have come out.  A new element's link points at a trap element, as a
+ * recycled element's stale link would point at an old one: a consumer that
+ * follows a link the enqueue should have cleared finds the trap.  Busted,
+ * enqueue publishes its node before clearing its link, as a missing
+ * release would allow.
  *
  * wfqueue-rcu: the same writers and checks, with readers that are all RCU
  * consumers (quiesce_wfcq_dequeue_rcu(), inside a read-side section that
