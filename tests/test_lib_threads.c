@@ -4,7 +4,7 @@
  * program thread that happened to start them (src/common/lib_thread.c):
  * here that thread is pinned to one CPU before its first call_rcu() and
  * defer_rcu(), and every "quiesce-" thread must still have the CPU set the
- * process started with, and every signal blocked.
+ * process started with, and the program's signals blocked.
  *
  * The control: a plain thread created by the same pinned thread is pinned,
  * so the check below does see an inherited set.  On a process with one
