@@ -124,9 +124,11 @@ for workload in "flat-out|" "read-mostly|-d 100000"; do
 	done
 done
 
-# The dequeuer on CPU 0, the enqueuer on CPU 1, on both sides, so that
-# where the threads run is not one more difference between them (the rates
-# still move by 2x to 3x from run to run on a 2-CPU machine).
+# Each of the two threads on a CPU of its own, on both sides (the test
+# hands out the CPUs in the order its threads start: the enqueuer usually
+# gets CPU 0), so that where the threads run is not one more difference
+# between them (the rates still move by 2x to 3x from run to run on a
+# 2-CPU machine).
 pin=
 [ "$(nproc)" -ge 2 ] && pin="-a 0 -a 1"
 n=$noisy_reps how=median
