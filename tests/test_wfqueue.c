@@ -9,12 +9,25 @@
  * start with a poisoned link, so a consumer that follows a stale link finds
  * poison.  The busted control (an enqueue that publishes its node before
  * clearing its link) must be caught.
+ *
+ * Then the same stress with RCU consumers only (quiesce_wfcq_dequeue_rcu()),
+ * which follow RCU's rules as liburcu's cds_lfq users do: each dequeue in a
+ * read-side section, and a consumed element goes back to the producers only
+ * through call_rcu(), which poisons it and puts it on a free list that the
+ * producers take from before they allocate.  So elements come back to the
+ * queue (the ABA case the rules make safe), and a consumer that takes an
+ * element twice, or follows a link out of a recycled element, finds a
+ * doubled count or the poison.  Its busted control (the dequeue without
+ * its compare-exchange) must be caught, and so must an RCU dequeue that
+ * does not wait in either of the two windows where the queue is cut
+ * (built by hand on one queue).
  */
 #define QUIESCE_TEST_WFCQ_HOOKS
 #include <quiesce/wfqueue.h>
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,24 +46,65 @@
 #define STALL_MS 20000
 #define BUSTED_STALL_MS 2000
 #define ITEM_LIVE 0x51554555u
+#define ITEM_RETIRED 0x6b6b6b6bu
 #define STALE_LINK ((struct quiesce_wfcq_node *)0x6b6b6b6b6b6b6b6bUL)
 
 struct item {
 	struct quiesce_wfcq_node node;
+	struct rcu_head rcu;		/* RCU consumers: its retirement */
 	unsigned magic;
 	unsigned producer;
 	unsigned long seq;
+	struct item *free_next;		/* on the free list, under free_lock */
 };
 
-static struct quiesce_wfcq_head qhead;
-static struct quiesce_wfcq_tail qtail;
+static struct quiesce_wfcq_head qhead QUIESCE_CACHELINE_ALIGNED;
+static struct quiesce_wfcq_tail qtail QUIESCE_CACHELINE_ALIGNED;
 static atomic_uchar seen[PRODUCERS][PER_PRODUCER];
-static atomic_ulong consumed, violations, would_blocks, splices;
+static atomic_ulong consumed, violations, would_blocks, splices, recycled;
+static bool rcu_consumers;		/* this run's consumers: RCU ones only */
+
+static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct item *free_list;		/* retired elements, under free_lock */
 
 static void violation(const char *what, const struct item *it)
 {
 	if (atomic_fetch_add(&violations, 1) < 5)
 		fprintf(stderr, "violation: %s (producer %u, seq %lu)\n", what, it->producer, it->seq);
+}
+
+/* call_rcu() callback: no RCU consumer can still be reading the element. */
+static void retire(struct rcu_head *head)
+{
+	struct item *it = container_of(head, struct item, rcu);
+
+	it->magic = ITEM_RETIRED;
+	it->node.next = STALE_LINK;
+	pthread_mutex_lock(&free_lock);
+	it->free_next = free_list;
+	free_list = it;
+	pthread_mutex_unlock(&free_lock);
+}
+
+static struct item *take_free(void)
+{
+	struct item *it;
+
+	pthread_mutex_lock(&free_lock);
+	it = free_list;
+	if (it)
+		free_list = it->free_next;
+	pthread_mutex_unlock(&free_lock);
+	return it;
+}
+
+static void free_all(void)
+{
+	struct item *it;
+
+	rcu_barrier();	/* every retired element is on the free list */
+	while ((it = take_free()) != NULL)
+		free(it);
 }
 
 /* One consumer's record of the last sequence number seen per producer. */
@@ -73,8 +127,11 @@ static void consume(struct consumer *c, struct quiesce_wfcq_node *node)
 	if ((long)it->seq <= c->last[it->producer])
 		violation("out of order for its producer", it);
 	c->last[it->producer] = (long)it->seq;
-	check_quarantine(it, sizeof(*it));
 	atomic_fetch_add_explicit(&consumed, 1, memory_order_relaxed);
+	if (rcu_consumers)
+		call_rcu(&it->rcu, retire);
+	else
+		check_quarantine(it, offsetof(struct item, free_next));
 }
 
 static void *producer(void *arg)
@@ -82,9 +139,17 @@ static void *producer(void *arg)
 	unsigned id = (unsigned)(uintptr_t)arg;
 
 	for (unsigned long seq = 0; seq < PER_PRODUCER; seq++) {
-		struct item *it = malloc(sizeof(*it));
+		struct item *it = take_free();	/* only RCU runs retire elements */
 
-		it->node.next = STALE_LINK;	/* as a recycled element would be */
+		if (it) {
+			if (it->magic != ITEM_RETIRED)
+				violation("a recycled element was not retired", it);
+			atomic_fetch_add_explicit(&recycled, 1, memory_order_relaxed);
+		} else {
+			it = malloc(sizeof(*it));
+			CHECK(it, "out of memory");
+			it->node.next = STALE_LINK;	/* as a recycled element's */
+		}
 		it->magic = ITEM_LIVE;
 		it->producer = id;
 		it->seq = seq;
@@ -102,6 +167,17 @@ static void consume_locked(struct consumer *c)
 {
 	struct quiesce_wfcq_node *node = quiesce_wfcq_dequeue_blocking(&qhead, &qtail);
 
+	if (node)
+		consume(c, node);
+}
+
+static void consume_rcu(struct consumer *c)
+{
+	struct quiesce_wfcq_node *node;
+
+	rcu_read_lock();
+	node = quiesce_wfcq_dequeue_rcu(&qhead, &qtail);
+	rcu_read_unlock();
 	if (node)
 		consume(c, node);
 }
@@ -179,6 +255,10 @@ static void *consumer(void *arg)
 		c.last[p] = -1;
 	quiesce_wfcq_init(&ph, &pt);
 	while (!all_consumed()) {
+		if (rcu_consumers) {
+			consume_rcu(&c);
+			continue;
+		}
 		switch (c.id % CONSUMERS) {
 		case 0:
 			consume_locked(&c);
@@ -194,14 +274,21 @@ static void *consumer(void *arg)
 	return NULL;
 }
 
-/* Returns the number of violations; a stall (a lost element) exits 1. */
-static unsigned long run_stress(unsigned stall_ms)
+/*
+ * Returns the number of violations; a stall (a lost element) exits 1.  rcu:
+ * every consumer is an RCU one.
+ */
+static unsigned long run_stress(unsigned stall_ms, bool rcu)
 {
 	pthread_t threads[PRODUCERS + CONSUMERS];
 
+	rcu_consumers = rcu;
 	memset(seen, 0, sizeof(seen));
 	atomic_store(&consumed, 0);
 	atomic_store(&violations, 0);
+	atomic_store(&splices, 0);
+	atomic_store(&would_blocks, 0);
+	atomic_store(&recycled, 0);
 	quiesce_wfcq_init(&qhead, &qtail);
 	for (int i = 0; i < CONSUMERS; i++)
 		pthread_create(&threads[i], NULL, consumer, (void *)(uintptr_t)i);
@@ -218,15 +305,23 @@ static unsigned long run_stress(unsigned stall_ms)
 			      atomic_load(&seen[p][s]));
 	CHECK(quiesce_wfcq_empty(&qhead, &qtail), "the queue is empty at the end");
 	quiesce_wfcq_destroy(&qhead, &qtail);
-	fprintf(stderr, "%lu elements, %lu splices, %lu would-block returns\n", TOTAL,
-		atomic_load(&splices), atomic_load(&would_blocks));
+	if (rcu)
+		free_all();
+	fprintf(stderr, "%lu elements, %lu splices, %lu would-block returns, %lu recycled\n",
+		TOTAL, atomic_load(&splices), atomic_load(&would_blocks), atomic_load(&recycled));
 	return 0;
 }
 
 static void busted_child(void *arg)
 {
 	quiesce_test_busted_wfcq = true;
-	exit(run_stress(BUSTED_STALL_MS) ? 1 : 0);
+	exit(run_stress(BUSTED_STALL_MS, false) ? 1 : 0);
+}
+
+static void busted_rcu_child(void *arg)
+{
+	quiesce_test_busted_wfcq_rcu = true;
+	exit(run_stress(BUSTED_STALL_MS, true) ? 1 : 0);
 }
 
 /* The return conventions, on one thread. */
@@ -284,11 +379,97 @@ static void conventions(void)
 	quiesce_wfcq_destroy(&h2, &t2);
 }
 
+/* A consumer on its own thread, for the windows below. */
+struct waiter {
+	struct quiesce_wfcq_head *h;
+	struct quiesce_wfcq_tail *t;
+	struct quiesce_wfcq_node *got;
+	atomic_bool done;
+};
+
+static void *wait_dequeue(void *arg)
+{
+	struct waiter *w = arg;
+
+	rcu_read_lock();
+	w->got = quiesce_wfcq_dequeue_rcu(w->h, w->t);
+	rcu_read_unlock();
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+/*
+ * An enqueue cut between its two steps (the tail exchanged to n, the link
+ * from prev not stored yet), by hand: a consumer must wait for the link,
+ * not report an empty queue nor lose n.  With prev the head, it waits in
+ * quiesce_wfcq_wait_rcu_first(); with prev the last node, in the last-node
+ * step, and it must restore the head's link to n.
+ */
+static void cut_enqueue(struct quiesce_wfcq_head *h, struct quiesce_wfcq_tail *t,
+			struct quiesce_wfcq_node *prev, struct quiesce_wfcq_node *n)
+{
+	struct waiter w = { .h = h, .t = t };
+	pthread_t thread;
+
+	n->next = NULL;
+	/* The two steps of _quiesce_wfcq_append(), with its orderings and pairings. */
+	CHECK(__atomic_exchange_n(&t->p, n, __ATOMIC_ACQ_REL) == prev, "the tail was prev");
+	pthread_create(&thread, NULL, wait_dequeue, &w);
+	check_sleep_us(20000);
+	if (prev == &h->node)
+		CHECK(!atomic_load(&w.done), "a dequeue returned while an enqueue was cut");
+	__atomic_store_n(&prev->next, n, __ATOMIC_RELEASE);
+	check_join_within(thread, STALL_MS, "a consumer waiting for a link");
+	CHECK(w.got == (prev == &h->node ? n : prev), "the cut enqueue: dequeued %p", (void *)w.got);
+}
+
+/* The RCU consumers' conventions and the two windows, on one queue. */
+static void rcu_conventions(void)
+{
+	struct quiesce_wfcq_head h;
+	struct quiesce_wfcq_tail t;
+	struct quiesce_wfcq_node n[3];
+
+	quiesce_wfcq_init(&h, &t);
+	rcu_read_lock();
+	CHECK(quiesce_wfcq_dequeue_rcu(&h, &t) == NULL, "a new queue is empty");
+	quiesce_wfcq_enqueue(&h, &t, &n[0]);
+	quiesce_wfcq_enqueue(&h, &t, &n[1]);
+	CHECK(quiesce_wfcq_dequeue_rcu(&h, &t) == &n[0], "first in, first out");
+	CHECK(quiesce_wfcq_dequeue_rcu(&h, &t) == &n[1], "the last node");
+	CHECK(quiesce_wfcq_empty(&h, &t), "empty after the last node");
+	CHECK(quiesce_wfcq_dequeue_rcu(&h, &t) == NULL, "empty: NULL");
+	rcu_read_unlock();
+	/* n[0] and n[1] may come back only after a grace period. */
+	synchronize_rcu();
+	CHECK(!quiesce_wfcq_enqueue(&h, &t, &n[1]), "an emptied queue takes enqueues again");
+	rcu_read_lock();
+	CHECK(quiesce_wfcq_dequeue_rcu(&h, &t) == &n[1], "a node enqueued again");
+	rcu_read_unlock();
+	synchronize_rcu();
+
+	cut_enqueue(&h, &t, &h.node, &n[0]);
+	CHECK(quiesce_wfcq_empty(&h, &t), "empty after the cut enqueue into it");
+	synchronize_rcu();
+	quiesce_wfcq_enqueue(&h, &t, &n[1]);
+	cut_enqueue(&h, &t, &n[1], &n[2]);
+	CHECK(QUIESCE_LOAD(&h.node.next) == &n[2], "the head's link restored to the node behind");
+	rcu_read_lock();
+	CHECK(quiesce_wfcq_dequeue_rcu(&h, &t) == &n[2], "the node behind the restored link");
+	CHECK(quiesce_wfcq_dequeue_rcu(&h, &t) == NULL, "and then empty");
+	rcu_read_unlock();
+	quiesce_wfcq_destroy(&h, &t);
+}
+
 int main(void)
 {
 	conventions();
-	CHECK(run_stress(STALL_MS) == 0, "the queue lost, doubled or reordered elements");
+	rcu_conventions();
+	CHECK(run_stress(STALL_MS, false) == 0, "the queue lost, doubled or reordered elements");
 	check_child_detects_violation(busted_child, NULL);
+	CHECK(run_stress(STALL_MS, true) == 0,
+	      "the RCU consumers lost, doubled or reordered elements");
+	check_child_detects_violation(busted_rcu_child, NULL);
 	printf("wfqueue: all checks passed\n");
 	return 0;
 }
