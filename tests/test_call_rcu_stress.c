@@ -4,14 +4,18 @@
  * half of the time from inside a read-side critical section.  The callback
  * poisons the object and keeps it in quarantine a while before freeing it,
  * so a reader that still holds it sees the poison.  Some retirements go
- * through two callbacks (the first queues the second), and some through
- * free_rcu().  The busted control (callbacks run without a grace period)
- * must be caught.
+ * through two callbacks (the first queues the second), some through
+ * free_rcu(), and some through two callback workers
+ * (<quiesce/call_rcu_worker.h>: one pinned to a CPU, one not), which
+ * rcu_barrier() must wait for too.  The busted control (callbacks run
+ * without a grace period, on the workers too) must be caught.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include <quiesce/call_rcu_worker.h>
 #include <quiesce/rcu.h>
 
 #include "rcu/cb_domain.h"
@@ -27,6 +31,7 @@ struct elem {
 };
 
 static struct elem *slots[SLOTS];
+static struct quiesce_call_rcu_worker *workers[2];
 static atomic_bool stop;
 static atomic_ulong violations, reads, retired, invoked;
 /* Touched only by callbacks, which run one at a time on the callback thread. */
@@ -91,6 +96,10 @@ static void retire(struct elem *old, unsigned r)
 		free_rcu(old, rcu);
 		atomic_fetch_add_explicit(&invoked, 1, memory_order_relaxed);
 		break;
+	case 2:
+	case 3:
+		quiesce_call_rcu_on(workers[r % 8 - 2], &old->rcu, poison_and_quarantine);
+		break;
 	default:
 		call_rcu(&old->rcu, poison_and_quarantine);
 	}
@@ -139,8 +148,24 @@ static bool busted_enough(void)
 	return atomic_load(&violations) || atomic_load(&retired) >= BUSTED_RETIRED;
 }
 
+/* The highest CPU the test may run on: a worker is pinned there. */
+static int last_allowed_cpu(void)
+{
+	cpu_set_t set;
+	int last = -1;
+
+	CHECK(sched_getaffinity(0, sizeof(set), &set) == 0, "sched_getaffinity");
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			last = cpu;
+	return last;
+}
+
 static unsigned long run_stress(unsigned ms, bool (*enough)(void))
 {
+	workers[0] = quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, last_allowed_cpu());
+	workers[1] = quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, -1);
+	CHECK(workers[0] && workers[1], "two callback workers");
 	for (unsigned i = 0; i < SLOTS; i++)
 		slots[i] = new_elem(i);
 	check_run_until(ms, enough, &stop, READERS, reader, UPDATERS, updater);
@@ -167,7 +192,7 @@ int main(void)
 	rcu_barrier();
 	rcu_barrier();
 	CHECK(atomic_load(&invoked) == atomic_load(&retired),
-	      "every retired object went through its callbacks: %lu of %lu",
+	      "every retired object went through its callbacks, on the workers too: %lu of %lu",
 	      atomic_load(&invoked), atomic_load(&retired));
 	quiesce_rcu_get_stats(&s);
 	CHECK(s.cb_pending == 0 && s.cb_queued == s.cb_invoked,
@@ -178,6 +203,8 @@ int main(void)
 		(unsigned long long)s.cb_batches);
 	for (unsigned i = 0; i < SLOTS; i++)
 		free(slots[i]);
+	quiesce_call_rcu_worker_destroy(workers[0]);
+	quiesce_call_rcu_worker_destroy(workers[1]);
 	/*
 	 * The children below start a callback thread: stop the parent's first
 	 * (ThreadSanitizer cannot follow a thread started in a child while the

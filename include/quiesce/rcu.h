@@ -199,7 +199,9 @@ QUIESCE_API void quiesce_cond_synchronize_rcu(unsigned long cookie);
  * with container_of() (quiesce_container_of()).  The thread starts at the
  * first call_rcu(), with every signal blocked and on the CPUs the process
  * had when the library was loaded, not on those of the thread that started
- * it (a worker pinned to one CPU does not pin it too).
+ * it (a worker pinned to one CPU does not pin it too).  Callbacks that need
+ * threads of their own (one per CPU, say) go to a callback worker:
+ * <quiesce/call_rcu_worker.h>.
  *
  * Rules for callers
  * - call_rcu() may be called from any thread, inside a read-side critical
@@ -214,8 +216,9 @@ QUIESCE_API void quiesce_cond_synchronize_rcu(unsigned long cookie);
  *   wait for itself: checked) or fork() (the child would run on a copy of
  *   the callback thread).
  * - rcu_barrier() returns after every callback queued before it has run,
- *   including callbacks of threads that have exited since.  Callbacks that
- *   those callbacks queue are not waited for.
+ *   including callbacks of threads that have exited since and those queued
+ *   on the flavor's workers.  Callbacks that those callbacks queue are not
+ *   waited for.
  * - free_rcu(ptr, field) frees ptr with free() after a grace period; field is
  *   its struct rcu_head member, at most 4095 bytes into the object.
  * - quiesce_call_rcu_shutdown() runs rcu_barrier() and stops the callback

@@ -146,7 +146,10 @@ QUIESCE_API unsigned long quiesce_start_poll_synchronize_rcu_mb(void);
 QUIESCE_API bool quiesce_poll_state_synchronize_rcu_mb(unsigned long cookie);
 QUIESCE_API void quiesce_cond_synchronize_rcu_mb(unsigned long cookie);
 
-/* Callbacks after an mb grace period, and the wait for them, as in rcu.h. */
+/*
+ * Callbacks after an mb grace period, and the wait for them (on the mb
+ * workers of <quiesce/call_rcu_worker.h> too), as in rcu.h.
+ */
 QUIESCE_API void quiesce_call_rcu_mb(struct quiesce_rcu_head *head,
 				     void (*func)(struct quiesce_rcu_head *head));
 QUIESCE_API void quiesce_rcu_barrier_mb(void);

@@ -181,7 +181,8 @@ QUIESCE_API bool quiesce_qsbr_poll_state_synchronize_rcu(unsigned long cookie);
 /*
  * Callbacks after a QSBR grace period, on the thread "quiesce-qsbr-cb";
  * any thread (online or not) may queue them.  quiesce_qsbr_barrier() waits
- * for those queued before it, and aborts when the caller is online.
+ * for those queued before it (on the QSBR workers of
+ * <quiesce/call_rcu_worker.h> too), and aborts when the caller is online.
  */
 QUIESCE_API void quiesce_qsbr_call_rcu(struct quiesce_rcu_head *head,
 				       void (*func)(struct quiesce_rcu_head *head));

@@ -3,23 +3,30 @@
  *
  * liburcu gives each call_rcu_data object a worker thread with a queue of
  * its own, and call_rcu() picks the object of the calling thread, else of
- * its CPU, else the default one.  quiesce runs every callback of a
- * grace-period domain on that domain's one callback thread ("quiesce-cb"
- * for the default RCU, "quiesce-mb-cb" for mb, "quiesce-qsbr-cb" for
- * QSBR), which batches them behind shared grace periods.  So here an
- * object is a record of what the program asked for (flags, CPU), kept
- * where liburcu keeps it (the default
- * object, the per-CPU array, each thread's slot), and call_rcu() hands the
- * callback to the domain whichever object would have been picked: no
- * callback ever waits on an object, so freeing one leaves its callbacks to
- * run, as liburcu's call_rcu_data_free() hands them to the default object.
- * What each call does is tabled in docs/LIBURCU.md.
+ * its CPU, else the default one.  Here the default object is the flavor's
+ * own callback thread ("quiesce-cb" for the default RCU, "quiesce-mb-cb"
+ * for mb, "quiesce-qsbr-cb" for QSBR), which batches behind shared grace
+ * periods; every other object is a quiesce callback worker of the flavor
+ * (<quiesce/call_rcu_worker.h>), on the CPU the object was made for, and
+ * call_rcu() picks the object as liburcu does.  What each call does is
+ * tabled in docs/LIBURCU.md.
+ *
+ * A program that never makes an object pays nothing for them: call_rcu()
+ * goes straight to the flavor's function unless the thread has an object
+ * or a per-CPU array exists (urcu_crd_may_pick()).
+ *
+ * Lifetimes.  The thread's object is the program's to keep alive while set
+ * (as in liburcu).  A per-CPU object is looked up and used inside a
+ * read-side section of the flavor (an online QSBR thread is one; an
+ * offline one uses the default object), and free_all_cpu_call_rcu_data()
+ * empties the slots, waits for a grace period, then destroys the objects'
+ * workers, which runs their pending callbacks: a call that found an object
+ * in a slot has queued on it by then.
  *
  * Locking: fd->lock guards each flavor's objects, default object, per-CPU
- * array and fork hook.  Readers of the per-CPU array and of the default
- * object load them with acquire (liburcu asks for an RCU read-side section
- * around those; the objects are freed only by the calls that the program
- * makes after removing them, as in liburcu).
+ * array and fork hook; no worker is destroyed under it (a destroy waits for
+ * callbacks).  Readers of the per-CPU array and of the default object load
+ * them with acquire.
  */
 #include <errno.h>
 #include <sched.h>
@@ -33,14 +40,18 @@
 
 #include "overlay.h"
 
+#include <quiesce/rcu_mb.h>
+#include <quiesce/rcu_qsbr.h>
+
 struct call_rcu_data {
 	struct call_rcu_data *next;	/* fd->objects */
 	unsigned long flags;		/* URCU_CALL_RCU_RT, as given */
 	int cpu_affinity;		/* as given; -1 for none */
+	struct quiesce_call_rcu_worker *worker;	/* NULL: the default object */
 };
 
-/* Each thread's call_rcu_data, one slot per flavor (liburcu: one per library). */
-static __thread struct call_rcu_data *thread_crdp[URCU_NR_FLAVORS];
+__thread struct call_rcu_data *urcu_thread_crdp[URCU_NR_FLAVORS]
+	__attribute__((tls_model("initial-exec")));
 
 void urcu_overlay_die(const char *call, const char *why)
 {
@@ -48,18 +59,46 @@ void urcu_overlay_die(const char *call, const char *why)
 	abort();
 }
 
+/*
+ * An object; with a worker unless it is to be the default one.  liburcu
+ * takes a negative CPU for "none", and carries on unpinned where the CPU
+ * cannot be had.
+ */
 static struct call_rcu_data *create_locked(struct urcu_flavor_domain *fd, unsigned long flags,
-					   int cpu)
+					   int cpu, bool with_worker)
 {
 	struct call_rcu_data *crdp = malloc(sizeof(*crdp));
 
 	if (!crdp)	/* liburcu dies here too */
 		urcu_overlay_die("create_call_rcu_data", "out of memory");
+	crdp->worker = NULL;
+	if (with_worker) {
+		crdp->worker = quiesce_call_rcu_worker_create(
+			fd->workers, cpu >= 0 && cpu < CPU_SETSIZE ? cpu : -1);
+		if (!crdp->worker)
+			urcu_overlay_die("create_call_rcu_data", "out of memory");
+	}
 	crdp->flags = flags & URCU_CALL_RCU_RT;
 	crdp->cpu_affinity = cpu;
 	crdp->next = fd->objects;
 	fd->objects = crdp;
 	return crdp;
+}
+
+/*
+ * Runs the worker's pending callbacks, stops it and frees the object; a
+ * QSBR caller goes offline around the wait, as around liburcu's.
+ */
+static void destroy_object(struct urcu_flavor_domain *fd, struct call_rcu_data *crdp)
+{
+	bool offline = fd->workers == QUIESCE_CB_QSBR && quiesce_qsbr_thread_online_p();
+
+	if (offline)
+		quiesce_qsbr_thread_offline();
+	quiesce_call_rcu_worker_destroy(crdp->worker);
+	if (offline)
+		quiesce_qsbr_thread_online();
+	free(crdp);
 }
 
 static void unlink_locked(struct urcu_flavor_domain *fd, struct call_rcu_data *crdp)
@@ -80,15 +119,15 @@ struct call_rcu_data *urcu_crd_create(struct urcu_flavor_domain *fd, unsigned lo
 	struct call_rcu_data *crdp;
 
 	pthread_mutex_lock(&fd->lock);
-	crdp = create_locked(fd, flags, cpu);
+	crdp = create_locked(fd, flags, cpu, true);
 	pthread_mutex_unlock(&fd->lock);
 	return crdp;
 }
 
 /*
  * As liburcu: NULL and the default object are silently kept.  The object's
- * callbacks are already in the domain's queue and run as if nothing
- * happened (liburcu moves them to the default object's queue).
+ * pending callbacks run before it goes (liburcu moves them to the default
+ * object's queue).
  */
 void urcu_crd_free(struct urcu_flavor_domain *fd, struct call_rcu_data *crdp)
 {
@@ -101,7 +140,7 @@ void urcu_crd_free(struct urcu_flavor_domain *fd, struct call_rcu_data *crdp)
 	}
 	unlink_locked(fd, crdp);
 	pthread_mutex_unlock(&fd->lock);
-	free(crdp);
+	destroy_object(fd, crdp);
 }
 
 struct call_rcu_data *urcu_crd_get_default(struct urcu_flavor_domain *fd)
@@ -114,7 +153,7 @@ struct call_rcu_data *urcu_crd_get_default(struct urcu_flavor_domain *fd)
 	pthread_mutex_lock(&fd->lock);
 	crdp = fd->default_crdp;
 	if (!crdp) {
-		crdp = create_locked(fd, 0, -1);
+		crdp = create_locked(fd, 0, -1, false);
 		__atomic_store_n(&fd->default_crdp, crdp, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&fd->lock);
@@ -134,18 +173,18 @@ struct call_rcu_data *urcu_crd_get_cpu(struct urcu_flavor_domain *fd, int cpu)
 
 struct call_rcu_data *urcu_crd_get_thread(struct urcu_flavor_domain *fd)
 {
-	return thread_crdp[fd->id];
+	return urcu_thread_crdp[fd->id];
 }
 
 void urcu_crd_set_thread(struct urcu_flavor_domain *fd, struct call_rcu_data *crdp)
 {
-	thread_crdp[fd->id] = crdp;
+	urcu_thread_crdp[fd->id] = crdp;
 }
 
 /* liburcu's order: the thread's object, its CPU's, the default one. */
 struct call_rcu_data *urcu_crd_get(struct urcu_flavor_domain *fd)
 {
-	struct call_rcu_data *crdp = thread_crdp[fd->id];
+	struct call_rcu_data *crdp = urcu_thread_crdp[fd->id];
 
 	if (crdp)
 		return crdp;
@@ -155,12 +194,67 @@ struct call_rcu_data *urcu_crd_get(struct urcu_flavor_domain *fd)
 	return urcu_crd_get_default(fd);
 }
 
+static void call_on(struct urcu_flavor_domain *fd, struct call_rcu_data *crdp,
+		    struct quiesce_rcu_head *head, void (*func)(struct quiesce_rcu_head *head))
+{
+	if (crdp && crdp->worker)
+		quiesce_call_rcu_on(crdp->worker, head, func);
+	else
+		fd->call_rcu(head, func);
+}
+
 /*
- * The thread that runs the flavor's callbacks, for any object: the one a
- * callback that records pthread_self() runs on, waited for with the
- * flavor's barrier (which takes a QSBR caller offline around the wait).
- * Asked from that thread itself (from a callback, which must not wait for
- * the thread it runs on), it answers at once.
+ * The section that keeps a per-CPU object alive while it is used (see
+ * "Lifetimes" at the top); false when the thread cannot be inside one (an
+ * offline or unregistered QSBR thread).
+ */
+static bool enter_lookup_section(struct urcu_flavor_domain *fd)
+{
+	switch (fd->workers) {
+	case QUIESCE_CB_RCU:
+		quiesce_rcu_read_lock();
+		return true;
+	case QUIESCE_CB_RCU_MB:
+		quiesce_rcu_mb_read_lock();
+		return true;
+	case QUIESCE_CB_QSBR:
+		break;
+	}
+	return quiesce_qsbr_thread_online_p();
+}
+
+static void leave_lookup_section(struct urcu_flavor_domain *fd)
+{
+	if (fd->workers == QUIESCE_CB_RCU)
+		quiesce_rcu_read_unlock();
+	else if (fd->workers == QUIESCE_CB_RCU_MB)
+		quiesce_rcu_mb_read_unlock();
+}
+
+void urcu_crd_call(struct urcu_flavor_domain *fd, struct quiesce_rcu_head *head,
+		   void (*func)(struct quiesce_rcu_head *head))
+{
+	struct call_rcu_data *crdp = urcu_thread_crdp[fd->id];
+
+	if (crdp) {
+		call_on(fd, crdp, head, func);
+		return;
+	}
+	if (!enter_lookup_section(fd)) {
+		fd->call_rcu(head, func);
+		return;
+	}
+	call_on(fd, urcu_crd_get_cpu(fd, sched_getcpu()), head, func);
+	leave_lookup_section(fd);
+}
+
+/*
+ * The thread that runs an object's callbacks: its worker's; for the
+ * default object, the flavor's own thread, found as the one a callback that
+ * records pthread_self() runs on, waited for with the flavor's barrier
+ * (which takes a QSBR caller offline around the wait).  Asked from that
+ * thread itself (from a callback, which must not wait for the thread it
+ * runs on), it answers at once.
  */
 struct thread_probe {
 	struct quiesce_rcu_head head;
@@ -184,6 +278,8 @@ pthread_t urcu_crd_thread(struct urcu_flavor_domain *fd, struct call_rcu_data *c
 {
 	struct thread_probe probe;
 
+	if (crdp && crdp->worker)
+		return quiesce_call_rcu_worker_thread(crdp->worker);
 	if (on_callback_thread(fd))
 		return pthread_self();
 	fd->call_rcu(&probe.head, probe_record);
@@ -254,7 +350,7 @@ int urcu_crd_create_all_cpu(struct urcu_flavor_domain *fd, unsigned long flags)
 	}
 	for (cpu = 0; !ret && cpu < fd->nr_cpus; cpu++) {
 		if (!fd->per_cpu[cpu])
-			ret = set_cpu_locked(fd, cpu, create_locked(fd, flags, cpu));
+			ret = set_cpu_locked(fd, cpu, create_locked(fd, flags, cpu, true));
 	}
 	pthread_mutex_unlock(&fd->lock);
 	return ret;
@@ -262,7 +358,8 @@ int urcu_crd_create_all_cpu(struct urcu_flavor_domain *fd, unsigned long flags)
 
 /*
  * Empties the per-CPU slots, waits for a grace period (a call_rcu() that
- * looked at a slot is done with it, as liburcu waits), frees the objects.
+ * looked at a slot is done with it, as liburcu waits), frees the objects
+ * (each runs its pending callbacks first).
  */
 void urcu_crd_free_all_cpu(struct urcu_flavor_domain *fd)
 {
@@ -286,13 +383,14 @@ void urcu_crd_free_all_cpu(struct urcu_flavor_domain *fd)
 }
 
 /*
- * Fork hooks.  quiesce makes its own callbacks safe across fork() (its
- * pthread_atfork handlers), so these do what is left of liburcu's: hold
- * the flavor's lock across fork() so the child never copies the objects in
- * mid-update, run rculfhash's hooks, and in the child drop every object
- * but the default one (their threads do not exist there; liburcu frees
- * them the same way) along with the per-CPU array and the forking
- * thread's object.
+ * Fork hooks.  quiesce makes its own callbacks and workers safe across
+ * fork() (its pthread_atfork handlers), so these do what is left of
+ * liburcu's: hold the flavor's lock across fork() so the child never
+ * copies the objects in mid-update, run rculfhash's hooks, and in the
+ * child drop every object but the default one (liburcu frees them the
+ * same way; their workers have no thread and no callbacks there, so
+ * destroying them waits for nothing) along with the per-CPU array and the
+ * forking thread's object.
  */
 void urcu_crd_before_fork(struct urcu_flavor_domain *fd)
 {
@@ -310,7 +408,7 @@ void urcu_crd_after_fork_parent(struct urcu_flavor_domain *fd)
 
 void urcu_crd_after_fork_child(struct urcu_flavor_domain *fd)
 {
-	struct call_rcu_data *crdp, *next;
+	struct call_rcu_data *crdp, *next, *dropped;
 
 	pthread_mutex_unlock(&fd->lock);
 	if (fd->atfork)
@@ -319,16 +417,17 @@ void urcu_crd_after_fork_child(struct urcu_flavor_domain *fd)
 	free(fd->per_cpu);
 	fd->per_cpu = NULL;
 	fd->nr_cpus = 0;
-	thread_crdp[fd->id] = NULL;
-	for (crdp = fd->objects; crdp; crdp = next) {
-		next = crdp->next;
-		if (crdp != fd->default_crdp)
-			free(crdp);
-	}
+	urcu_thread_crdp[fd->id] = NULL;
+	dropped = fd->objects;
 	fd->objects = fd->default_crdp;
-	if (fd->default_crdp)
-		fd->default_crdp->next = NULL;
 	pthread_mutex_unlock(&fd->lock);
+	for (crdp = dropped; crdp; crdp = next) {
+		next = crdp->next;
+		if (crdp == fd->default_crdp)
+			crdp->next = NULL;
+		else
+			destroy_object(fd, crdp);
+	}
 }
 
 /* As liburcu: the first registration stays. */

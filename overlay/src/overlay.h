@@ -9,7 +9,10 @@
  * qsbr is quiesce's QSBR domain.  Each
  * flavor has its own struct urcu_flavor_domain (its call_rcu_data objects
  * and fork hooks are its own, as in liburcu, where each flavor is a library
- * of its own), whose functions are that domain's.
+ * of its own), whose functions are that domain's.  A call_rcu_data object
+ * other than the default one is a quiesce callback worker of the flavor
+ * (<quiesce/call_rcu_worker.h>); the default one is the domain's own
+ * callback thread.
  */
 #ifndef URCU_OVERLAY_H
 #define URCU_OVERLAY_H
@@ -18,6 +21,7 @@
 #include <stdbool.h>
 
 #define QUIESCE_NO_SHORT_NAMES
+#include <quiesce/call_rcu_worker.h>
 #include <quiesce/defer.h>
 #include <quiesce/rcu.h>
 
@@ -37,6 +41,7 @@ enum urcu_flavor_id {
 
 struct urcu_flavor_domain {
 	enum urcu_flavor_id id;		/* its slot in each thread's crdp array */
+	enum quiesce_cb_flavor workers;	/* the flavor of its objects' workers */
 	const char *cb_thread_name;	/* the quiesce thread that runs its callbacks */
 	void (*call_rcu)(struct quiesce_rcu_head *head,
 			 void (*func)(struct quiesce_rcu_head *head));
@@ -52,15 +57,32 @@ struct urcu_flavor_domain {
 	struct urcu_atfork *atfork;	/* rculfhash's, the first registered */
 };
 
-#define URCU_FLAVOR_DOMAIN_INIT(flavor_id, thread_name, call, bar, sync)        \
-	{ .id = (flavor_id), .cb_thread_name = (thread_name), .call_rcu = (call), \
-	  .barrier = (bar), .synchronize_rcu = (sync),                          \
+#define URCU_FLAVOR_DOMAIN_INIT(flavor_id, worker_flavor, thread_name, call, bar, sync) \
+	{ .id = (flavor_id), .workers = (worker_flavor), .cb_thread_name = (thread_name),  \
+	  .call_rcu = (call), .barrier = (bar), .synchronize_rcu = (sync),                 \
 	  .lock = PTHREAD_MUTEX_INITIALIZER }
+
+/* Each thread's call_rcu_data, one slot per flavor (liburcu: one per library). */
+extern __thread struct call_rcu_data *urcu_thread_crdp[URCU_NR_FLAVORS]
+	__attribute__((tls_model("initial-exec")));
+
+/*
+ * Whether call_rcu() may have an object other than the default one to
+ * pick: the thread's, or a per-CPU array.  Relaxed: a hint only, which
+ * urcu_crd_call() follows with proper loads.
+ */
+static inline bool urcu_crd_may_pick(struct urcu_flavor_domain *fd)
+{
+	return urcu_thread_crdp[fd->id] || __atomic_load_n(&fd->per_cpu, __ATOMIC_RELAXED);
+}
 
 /* The overlay's misuse report: a message naming the call, then abort(). */
 __attribute__((noreturn, cold)) void urcu_overlay_die(const char *call, const char *why);
 
 /* call_rcu_data.c: the call_rcu_data API of one flavor. */
+/* call_rcu() on the object liburcu would pick: the thread's, its CPU's, the default. */
+void urcu_crd_call(struct urcu_flavor_domain *fd, struct quiesce_rcu_head *head,
+		   void (*func)(struct quiesce_rcu_head *head));
 struct call_rcu_data *urcu_crd_create(struct urcu_flavor_domain *fd, unsigned long flags, int cpu);
 void urcu_crd_free(struct urcu_flavor_domain *fd, struct call_rcu_data *crdp);
 struct call_rcu_data *urcu_crd_get_default(struct urcu_flavor_domain *fd);
@@ -80,8 +102,9 @@ void urcu_crd_register_atfork(struct urcu_flavor_domain *fd, struct urcu_atfork 
 /*
  * The exported call_rcu, call_rcu_data, fork-hook and defer functions of
  * flavor f, each the shared implementation above on the flavor's domain
- * fd; call_rcu and rcu_barrier go straight to the domain's functions, and
- * defer_rcu and its barriers to the domain's headless deferral
+ * fd; call_rcu goes straight to the domain's function unless an object
+ * may be picked, rcu_barrier to the domain's (which waits for the workers
+ * too), and defer_rcu and its barriers to the domain's headless deferral
  * (<quiesce/defer.h>: defer and defer_bar).  liburcu's per-thread defer
  * queue needs no registration here, and its unregistration and per-thread
  * barrier wait for everything deferred, as the barrier.
@@ -89,7 +112,12 @@ void urcu_crd_register_atfork(struct urcu_flavor_domain *fd, struct urcu_atfork 
 #define URCU_OVERLAY_CALLBACK_API(f, fd, call, bar, defer, defer_bar)                       \
 	URCU_EXPORT void urcu_##f##_call_rcu(struct quiesce_rcu_head *head,                  \
 					     void (*func)(struct quiesce_rcu_head *head))    \
-	{ call(head, func); }                                                               \
+	{                                                                                   \
+		if (__builtin_expect(urcu_crd_may_pick(&fd), 0))                            \
+			urcu_crd_call(&fd, head, func);                                     \
+		else                                                                        \
+			call(head, func);                                                   \
+	}                                                                                   \
 	URCU_EXPORT void urcu_##f##_barrier(void) { bar(); }                                  \
 	URCU_EXPORT struct call_rcu_data *urcu_##f##_create_call_rcu_data(unsigned long flags, \
 									  int cpu_affinity)  \
@@ -173,8 +201,8 @@ void urcu_crd_register_atfork(struct urcu_flavor_domain *fd, struct urcu_atfork 
 	{ return quiesce_poll_state_synchronize_rcu(s.grace_period_id); }                  \
 	URCU_EXPORT void urcu_##f##_register_thread(void) { quiesce_rcu_register_thread(); } \
 	static struct urcu_flavor_domain urcu_##f##_domain = URCU_FLAVOR_DOMAIN_INIT(       \
-		URCU_FLAVOR_##f, "quiesce-cb", quiesce_call_rcu, quiesce_rcu_barrier,         \
-		quiesce_synchronize_rcu);                                                  \
+		URCU_FLAVOR_##f, QUIESCE_CB_RCU, "quiesce-cb", quiesce_call_rcu,             \
+		quiesce_rcu_barrier, quiesce_synchronize_rcu);                             \
 	URCU_OVERLAY_CALLBACK_API(f, urcu_##f##_domain, quiesce_call_rcu, quiesce_rcu_barrier, \
 				  quiesce_defer_rcu, quiesce_defer_barrier)                   \
 	URCU_OVERLAY_FLAVOR_OBJECT(f)

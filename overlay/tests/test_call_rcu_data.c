@@ -2,11 +2,13 @@
  * The call_rcu_data API as liburcu's users call it: objects made, set per
  * thread and per CPU, picked in liburcu's order, freed with callbacks
  * pending (which still run), the default object kept, the per-CPU array's
- * error codes, the callback thread, rculfhash's fork hooks and the fork
- * hooks' effect in the child.  Then call_rcu() from several threads with
- * objects of their own, each callback counted once (none lost, none run
- * twice), and a callback that must wait for a reader (held inside its
- * section until the test has seen the callback not run), whose busted
+ * error codes, each object's own callback thread (a per-CPU object's
+ * pinned to its CPU, and picked by call_rcu() on that CPU), rculfhash's
+ * fork hooks and the fork hooks' effect in the child.  Then call_rcu()
+ * from several threads with objects of their own, each callback counted
+ * once (none lost, none run twice), and a callback that must wait for a
+ * reader (held inside its section until the test has seen the callback
+ * not run), on the default object and on one of the thread's, whose busted
  * control (quiesce's callbacks that do not wait) must be caught.
  */
 #define _LGPL_SOURCE
@@ -14,6 +16,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,13 +117,68 @@ static void objects_and_errors(void)
 	CHECK(get_cpu_call_rcu_data(0) == NULL, "free_all_cpu_call_rcu_data() empties the array");
 	call_rcu_data_free(mine);
 
-	/* One thread runs every callback: not this one, the same for any object. */
+	/* The default object's callbacks run on a thread of their own. */
 	worker = get_call_rcu_thread(dflt);
 	CHECK(!pthread_equal(worker, pthread_self()), "callbacks run on their own thread");
 	h = malloc(sizeof(*h));
 	call_rcu(h, probe_from_callback);
 	rcu_barrier();
 	CHECK(pthread_equal(probed, worker), "asked from a callback, the thread is itself");
+}
+
+/* Where a callback ran, and on which CPUs that thread may run. */
+struct probe {
+	struct rcu_head head;
+	pthread_t thread;
+	cpu_set_t cpus;
+};
+
+static void record_thread(struct rcu_head *head)
+{
+	struct probe *p = caa_container_of(head, struct probe, head);
+
+	p->thread = pthread_self();
+	CHECK(sched_getaffinity(0, sizeof(p->cpus), &p->cpus) == 0, "sched_getaffinity");
+}
+
+/*
+ * Each object has its own thread; call_rcu() on a CPU with an object runs
+ * the callback on that object's thread, which runs on that CPU alone; the
+ * thread's object comes first.
+ */
+static void threads_and_cpus(void)
+{
+	struct call_rcu_data *mine = create_call_rcu_data(0, -1), *on_cpu;
+	struct probe by_cpu, by_thread;
+	cpu_set_t saved, one;
+	int cpu = -1;
+
+	CHECK(!pthread_equal(get_call_rcu_thread(mine), get_call_rcu_thread(get_default_call_rcu_data())),
+	      "an object's callbacks have a thread of their own");
+	CHECK(sched_getaffinity(0, sizeof(saved), &saved) == 0, "sched_getaffinity");
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &saved))
+			cpu = c;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	CHECK(sched_setaffinity(0, sizeof(one), &one) == 0, "pin the test to CPU %d", cpu);
+	CHECK(create_all_cpu_call_rcu_data(0) == 0, "create_all_cpu_call_rcu_data()");
+	on_cpu = get_cpu_call_rcu_data(cpu);
+	CHECK(on_cpu && get_call_rcu_data() == on_cpu, "CPU %d's object is picked there", cpu);
+	call_rcu(&by_cpu.head, record_thread);
+	set_thread_call_rcu_data(mine);
+	call_rcu(&by_thread.head, record_thread);
+	rcu_barrier();
+	CHECK(pthread_equal(by_cpu.thread, get_call_rcu_thread(on_cpu)),
+	      "call_rcu() on CPU %d ran the callback on that CPU's object's thread", cpu);
+	CHECK(CPU_COUNT(&by_cpu.cpus) == 1 && CPU_ISSET(cpu, &by_cpu.cpus),
+	      "CPU %d's object's thread runs on that CPU alone", cpu);
+	CHECK(pthread_equal(by_thread.thread, get_call_rcu_thread(mine)),
+	      "the thread's object comes before the CPU's");
+	set_thread_call_rcu_data(NULL);
+	call_rcu_data_free(mine);
+	free_all_cpu_call_rcu_data();
+	CHECK(sched_setaffinity(0, sizeof(saved), &saved) == 0, "unpin the test");
 }
 
 static void forks(void)
@@ -180,7 +238,7 @@ static void *holding_reader(void *arg)
 
 static bool reader_is_in(void *arg) { return atomic_load(&reader_in); }
 
-static void waits_for_reader(void)
+static void waits_for_reader_on(struct call_rcu_data *crdp)
 {
 	pthread_t t;
 	struct rcu_head *h = malloc(sizeof(*h));
@@ -190,13 +248,25 @@ static void waits_for_reader(void)
 	atomic_store(&waited_cb_ran, false);
 	pthread_create(&t, NULL, holding_reader, NULL);
 	check_wait_until(reader_is_in, NULL, "the reader entered");
+	set_thread_call_rcu_data(crdp);
 	call_rcu(h, waited_cb);
+	set_thread_call_rcu_data(NULL);
 	check_sleep_us(20000);
 	CHECK(!atomic_load(&waited_cb_ran), "the callback ran before the reader left");
 	atomic_store(&reader_release, true);
 	pthread_join(t, NULL);
 	rcu_barrier();
 	CHECK(atomic_load(&waited_cb_ran), "rcu_barrier() waited for the callback");
+}
+
+/* On the default object's thread, then on an object's own. */
+static void waits_for_reader(void)
+{
+	struct call_rcu_data *crdp = create_call_rcu_data(0, -1);
+
+	waits_for_reader_on(NULL);
+	waits_for_reader_on(crdp);
+	call_rcu_data_free(crdp);
 }
 
 /* libquiesce's test hook (src/rcu/cb_domain.h): callbacks that do not wait. */
@@ -214,6 +284,7 @@ int main(void)
 	pthread_t t[THREADS];
 
 	objects_and_errors();
+	threads_and_cpus();
 	forks();
 	for (int i = 0; i < THREADS; i++)
 		pthread_create(&t[i], NULL, queue_some, (void *)(intptr_t)i);

@@ -16,6 +16,10 @@
  *   `taskset` keeps its threads inside its set.  If that set cannot be read,
  *   or the kernel no longer accepts it (a cpuset changed since), the thread
  *   inherits its creator's set, as any thread would.
+ * - A callback worker made for one CPU (cb_worker.c) asks for that CPU
+ *   alone.  If the kernel refuses it (the CPU is offline, or outside the
+ *   process's cpuset), the worker runs where any library thread would, as
+ *   liburcu's per-CPU workers carry on when their CPU is unplugged.
  */
 #include "common/lib_thread.h"
 
@@ -33,32 +37,48 @@ __attribute__((constructor)) static void lib_thread_init(void)
 	load_cpus_known = sched_getaffinity(0, sizeof(load_cpus), &load_cpus) == 0;
 }
 
-pthread_t quiesce_lib_thread_start(void *(*fn)(void *), void *arg, bool detached,
-				   const char *name, const char *what)
+/*
+ * pthread_create() with the CPU set cpus (NULL: inherit); EINVAL when the
+ * kernel refuses the set.
+ */
+static int create_on(pthread_t *thread, bool detached, const cpu_set_t *cpus,
+		     void *(*fn)(void *), void *arg)
 {
 	pthread_attr_t attr;
-	sigset_t all, old;
-	pthread_t thread;
 	int err;
 
 	pthread_attr_init(&attr);
 	if (detached)
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (load_cpus_known)
-		pthread_attr_setaffinity_np(&attr, sizeof(load_cpus), &load_cpus);
+	if (cpus)
+		pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus);
+	err = pthread_create(thread, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return err;
+}
+
+pthread_t quiesce_lib_thread_start(void *(*fn)(void *), void *arg, bool detached, int cpu,
+				   const char *name, const char *what)
+{
+	sigset_t all, old;
+	pthread_t thread;
+	cpu_set_t one;
+	int err = EINVAL;
+
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&thread, &attr, fn, arg);
-	if (err == EINVAL && load_cpus_known) {
-		/* The load-time set is no longer allowed: inherit instead. */
-		pthread_attr_destroy(&attr);
-		pthread_attr_init(&attr);
-		if (detached)
-			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		err = pthread_create(&thread, &attr, fn, arg);
+	if (cpu >= 0 && cpu < CPU_SETSIZE) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		err = create_on(&thread, detached, &one, fn, arg);
 	}
+	/* No CPU asked for, or the kernel refused it: the load-time set. */
+	if (err == EINVAL && load_cpus_known)
+		err = create_on(&thread, detached, &load_cpus, fn, arg);
+	/* That set is no longer allowed either: inherit. */
+	if (err == EINVAL)
+		err = create_on(&thread, detached, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
 	if (err)
 		quiesce_die("cannot start %s (pthread_create: error %d)", what, err);
 	pthread_setname_np(thread, name);

@@ -27,6 +27,7 @@
 #include <quiesce/rculist.h>
 
 #include "common/diag.h"
+#include "rcu/cb_worker.h"
 #include "rcu/stats_at_exit.h"
 
 struct cb_thread {
@@ -180,6 +181,7 @@ struct quiesce_cb_domain quiesce_rcu_cb = QUIESCE_CB_DOMAIN_INIT(
 void quiesce_rcu_barrier(void)
 {
 	quiesce_cb_domain_barrier(&quiesce_rcu_cb, "rcu_barrier");
+	quiesce_cb_workers_barrier(QUIESCE_CB_RCU, "rcu_barrier");
 }
 
 void quiesce_call_rcu_shutdown(void)

@@ -174,6 +174,7 @@ void quiesce_cb_domain_init(struct quiesce_cb_domain *cbd, struct quiesce_gp_dom
 	memset(cbd, 0, sizeof(*cbd));
 	cbd->gp = gp;
 	cbd->thread_name = thread_name;
+	cbd->cpu = -1;
 	quiesce_cb_queue_init(&cbd->shared);
 	cbd->state = QUIESCE_CB_WORKER_ABSENT;
 	pthread_mutex_init(&cbd->lock, NULL);
@@ -448,7 +449,8 @@ static void start_worker(struct quiesce_cb_domain *cbd)
 	QUIESCE_STORE(&cbd->stop_requested, false);
 	QUIESCE_STORE(&cbd->state, QUIESCE_CB_WORKER_RUNNING);
 	snprintf(what, sizeof(what), "the %s callback thread", cbd->gp->ops->kind);
-	cbd->worker = quiesce_lib_thread_start(worker_main, cbd, false, cbd->thread_name, what);
+	cbd->worker = quiesce_lib_thread_start(worker_main, cbd, false, cbd->cpu, cbd->thread_name,
+					       what);
 }
 
 void quiesce_cb_wake_worker(struct quiesce_cb_domain *cbd)
@@ -468,6 +470,22 @@ void quiesce_cb_wake_worker(struct quiesce_cb_domain *cbd)
 	if (QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_ABSENT)
 		start_worker(cbd);
 	pthread_mutex_unlock(&cbd->start_lock);
+}
+
+pthread_t quiesce_cb_domain_thread(struct quiesce_cb_domain *cbd)
+{
+	pthread_t thread;
+
+	ensure_listed(cbd);
+	pthread_mutex_lock(&cbd->start_lock);
+	if (QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_GONE)
+		quiesce_die("the %s callback thread was asked for after exit() stopped it",
+			    cbd->gp->ops->kind);
+	if (QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_ABSENT)
+		start_worker(cbd);
+	thread = cbd->worker;
+	pthread_mutex_unlock(&cbd->start_lock);
+	return thread;
 }
 
 /*

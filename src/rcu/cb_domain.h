@@ -85,6 +85,7 @@ struct quiesce_cb_domain {
 	struct quiesce_gp_domain *gp;
 	const struct quiesce_cb_source *source;	/* NULL: the shared queue */
 	const char *thread_name;
+	int cpu;				/* its thread's CPU; -1: any (lib_thread.c) */
 	struct quiesce_cb_queue shared;
 	/*
 	 * Callbacks queued and not yet run, approximately: each calling
@@ -136,7 +137,7 @@ struct quiesce_cb_domain {
 };
 
 #define QUIESCE_CB_DOMAIN_INIT(self, gp_, source_, name_)                           \
-	{ .gp = (gp_), .source = (source_), .thread_name = (name_),                 \
+	{ .gp = (gp_), .source = (source_), .thread_name = (name_), .cpu = -1,      \
 	  .shared = { .tail = &(self).shared.head },                                 \
 	  .state = QUIESCE_CB_WORKER_ABSENT,                                         \
 	  .lock = PTHREAD_MUTEX_INITIALIZER,                                          \
@@ -145,7 +146,10 @@ struct quiesce_cb_domain {
 /* The default RCU domain's callbacks (call_rcu.c). */
 extern struct quiesce_cb_domain quiesce_rcu_cb;
 
-/* A domain queueing on its shared queue; thread_name at most 15 characters. */
+/*
+ * A domain queueing on its shared queue; thread_name at most 15 characters,
+ * its thread on any CPU until the caller sets cpu.
+ */
 void quiesce_cb_domain_init(struct quiesce_cb_domain *cbd, struct quiesce_gp_domain *gp,
 			    const char *thread_name);
 /*
@@ -171,6 +175,8 @@ unsigned long quiesce_cb_domain_start_poll(struct quiesce_cb_domain *cbd);
  * that happened before it, by any thread.
  */
 bool quiesce_cb_domain_pending(struct quiesce_cb_domain *cbd);
+/* The domain's thread, started if it is not running. */
+pthread_t quiesce_cb_domain_thread(struct quiesce_cb_domain *cbd);
 /* Runs the domain's callbacks (barrier) and stops its thread; a later call restarts it. */
 void quiesce_cb_domain_shutdown(struct quiesce_cb_domain *cbd, const char *call);
 /*

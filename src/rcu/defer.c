@@ -350,7 +350,7 @@ static QUIESCE_COLD void wake_flusher(void)
 	pthread_mutex_lock(&start_lock);
 	if (QUIESCE_LOAD(&flusher_state) == FLUSHER_ABSENT) {
 		QUIESCE_STORE(&flusher_state, FLUSHER_RUNNING);
-		quiesce_lib_thread_start(flusher_main, NULL, true, "quiesce-defer",
+		quiesce_lib_thread_start(flusher_main, NULL, true, -1, "quiesce-defer",
 					 "the defer_rcu flushing thread");
 	}
 	pthread_mutex_unlock(&start_lock);

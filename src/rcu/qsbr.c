@@ -66,6 +66,7 @@
 #include <stdlib.h>
 
 #include "common/diag.h"
+#include "rcu/cb_worker.h"
 #include "rcu/stall.h"
 
 QUIESCE_CACHELINE_ALIGNED struct quiesce_qsbr_gp_word quiesce_qsbr_gp_word = {
@@ -232,7 +233,7 @@ void quiesce_qsbr_thread_online(void)
 	quiesce_fence_store_load();
 }
 
-static void forbid_online(const char *call)
+void quiesce_qsbr_forbid_online(const char *call)
 {
 	if (quiesce_qsbr_thread_online_p())
 		quiesce_die("%s() called by an online QSBR thread: it would wait for itself "
@@ -243,7 +244,7 @@ static void forbid_online(const char *call)
 
 void quiesce_qsbr_synchronize_rcu(void)
 {
-	forbid_online("quiesce_qsbr_synchronize_rcu");
+	quiesce_qsbr_forbid_online("quiesce_qsbr_synchronize_rcu");
 	quiesce_gp_synchronize(&quiesce_qsbr_domain, false);
 }
 
@@ -280,23 +281,29 @@ static void install_exit_hook(void)
 	atexit(offline_at_exit);
 }
 
+void quiesce_qsbr_install_exit_hook(void)
+{
+	pthread_once(&exit_hook_once, install_exit_hook);
+}
+
 void quiesce_qsbr_call_rcu(struct quiesce_rcu_head *head,
 			   void (*func)(struct quiesce_rcu_head *head))
 {
 	quiesce_cb_domain_call(&quiesce_qsbr_cb, head, func);
-	pthread_once(&exit_hook_once, install_exit_hook);
+	quiesce_qsbr_install_exit_hook();
 }
 
 unsigned long quiesce_qsbr_start_poll_synchronize_rcu(void)
 {
 	unsigned long cookie = quiesce_cb_domain_start_poll(&quiesce_qsbr_cb);
 
-	pthread_once(&exit_hook_once, install_exit_hook);
+	quiesce_qsbr_install_exit_hook();
 	return cookie;
 }
 
 void quiesce_qsbr_barrier(void)
 {
-	forbid_online("quiesce_qsbr_barrier");
+	quiesce_qsbr_forbid_online("quiesce_qsbr_barrier");
 	quiesce_cb_domain_barrier(&quiesce_qsbr_cb, "quiesce_qsbr_barrier");
+	quiesce_cb_workers_barrier(QUIESCE_CB_QSBR, "quiesce_qsbr_barrier");
 }

@@ -43,6 +43,14 @@ extern struct quiesce_cb_domain quiesce_qsbr_cb;
  */
 void quiesce_qsbr_wake_grace_period(void);
 
+/* Dies with a message naming call when the calling thread is online. */
+void quiesce_qsbr_forbid_online(const char *call);
+/*
+ * Once callbacks of the domain exist (its own or a worker's): exit() takes
+ * the exiting thread offline before the callback threads' last wait.
+ */
+void quiesce_qsbr_install_exit_hook(void);
+
 /* Test-only: grace periods that do not wait for the first thread holding them ("busted"). */
 extern bool quiesce_test_busted_qsbr;
 

@@ -73,6 +73,7 @@
 
 #include "common/diag.h"
 #include "rcu/cb_domain.h"
+#include "rcu/cb_worker.h"
 #include "rcu/gp_engine.h"
 #include "rcu/registry.h"
 #include "rcu/stall.h"
@@ -224,4 +225,5 @@ void quiesce_rcu_barrier_mb(void)
 {
 	quiesce_gp_forbid_inside_reader(&quiesce_rcu_mb_domain, "quiesce_rcu_barrier_mb");
 	quiesce_cb_domain_barrier(&mb_cb, "quiesce_rcu_barrier_mb");
+	quiesce_cb_workers_barrier(QUIESCE_CB_RCU_MB, "quiesce_rcu_barrier_mb");
 }
