@@ -78,6 +78,8 @@ struct rcu_elem {
 	bool queued;			/* call-rcu: its callback is pending */
 };
 
+struct quiesce_call_rcu_worker;
+
 struct rcu_writer {
 	struct torture_run *run;
 	unsigned long seq;
@@ -87,6 +89,7 @@ struct rcu_writer {
 	bool free_rcu;			/* evict from the ring with free_rcu() */
 	uint64_t first_queued;		/* call-rcu: callbacks queued at removal */
 	uint64_t first_invoked;		/* call-rcu: and of those, run */
+	struct quiesce_call_rcu_worker *cb_worker; /* call-rcu: where they run; NULL: call_rcu() */
 	struct rcu_writer *next_retired; /* on the pipeline's list after stop */
 };
 

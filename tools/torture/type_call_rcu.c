@@ -3,11 +3,21 @@
  * free: a writer removes an element and hands it to call_rcu(); each
  * callback ages it by one grace period and queues it again until it reaches
  * RCU_PIPE_LEN, so the pipeline-age check of the RCU types applies as is.
- * Writers now and then call rcu_barrier() and check that every callback
- * they queued before it has run; at the end, every element must have come
- * through.  Evicted elements are freed with free_rcu().  Busted, callbacks
- * run without waiting for a grace period.
+ * Writer i's callbacks take route i % 3: the library's callback thread, a
+ * callback worker pinned to the last CPU the run may use, an unpinned one
+ * (<quiesce/call_rcu_worker.h>); one route a writer, so that one thread at
+ * a time ages its elements and fills its quarantine.  Writers now and then
+ * call rcu_barrier(), which must
+ * wait for the workers too, and check that every callback they queued
+ * before it has run; at the end, every element must have come through.
+ * Evicted elements are freed with free_rcu().  Busted, callbacks run
+ * without waiting for a grace period, on the workers too.
  */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <quiesce/call_rcu_worker.h>
 #include <quiesce/rcu.h>
 
 #include "rcu/cb_domain.h"
@@ -24,19 +34,52 @@ static void set_busted(bool on)
 	QUIESCE_STORE(&quiesce_test_busted_call_rcu, on);
 }
 
+/* The writers' routes: NULL for call_rcu(), else a worker; made by setup(). */
+static struct quiesce_call_rcu_worker *workers[3];
+
+static int last_allowed_cpu(void)
+{
+	cpu_set_t set;
+	int last = -1;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+			if (CPU_ISSET(cpu, &set))
+				last = cpu;
+	return last;
+}
+
 static void setup(struct torture_run *run)
 {
 	rcu_pipeline_setup(run, sizeof(struct rcu_pipeline), &rcu_pipeline_default_domain, NULL);
+	workers[1] = quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, last_allowed_cpu());
+	workers[2] = quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, -1);
+	if (!workers[1] || !workers[2]) {
+		perror("quiesce-torture: call-rcu: quiesce_call_rcu_worker_create");
+		exit(2);
+	}
+}
+
+static void queue(struct rcu_elem *e, void (*func)(struct rcu_head *head))
+{
+	if (e->owner->cb_worker)
+		quiesce_call_rcu_on(e->owner->cb_worker, &e->head, func);
+	else
+		call_rcu(&e->head, func);
 }
 
 static void thread_start(struct torture_thread *t)
 {
 	rcu_pipeline_thread_start(t);
-	if (t->role == TORTURE_WRITER)
-		((struct rcu_writer *)t->priv)->free_rcu = true;
+	if (t->role == TORTURE_WRITER) {
+		struct rcu_writer *w = t->priv;
+
+		w->free_rcu = true;
+		w->cb_worker = workers[t->id % 3];
+	}
 }
 
-/* Runs on the library's callback thread, one callback at a time. */
+/* Runs on the writer's route: the library's callback thread or a worker. */
 static void elem_callback(struct rcu_head *head)
 {
 	struct rcu_elem *e = container_of(head, struct rcu_elem, head);
@@ -56,7 +99,7 @@ static void elem_callback(struct rcu_head *head)
 		return;
 	}
 	e->queued = true;
-	call_rcu(&e->head, elem_callback);
+	queue(e, elem_callback);
 }
 
 static void write_deferred(struct torture_thread *t)
@@ -69,7 +112,7 @@ static void write_deferred(struct torture_thread *t)
 	old->queued = true;
 	__atomic_fetch_add(&p->in_flight, 1, __ATOMIC_RELAXED);
 	w->first_queued++;
-	call_rcu(&old->head, elem_callback);
+	queue(old, elem_callback);
 	if (torture_one_in(t, BARRIER_EVERY)) {
 		uint64_t invoked;
 
@@ -95,6 +138,8 @@ static void finish(struct torture_run *run)
 	/* And one more for the free_rcu() calls of the last steps. */
 	rcu_barrier();
 	lost = __atomic_load_n(&p->in_flight, __ATOMIC_RELAXED);
+	quiesce_call_rcu_worker_destroy(workers[1]);
+	quiesce_call_rcu_worker_destroy(workers[2]);
 	if (lost)
 		torture_violation(run, TV_CALLBACK,
 				  "%ld elements still wait for callbacks after %d rcu_barrier() calls",
@@ -119,7 +164,7 @@ static void report(struct torture_run *run, FILE *out, bool json)
 
 const struct torture_type torture_type_call_rcu = {
 	.name = "call-rcu",
-	.doc = "RCU readers, writers retiring elements through call_rcu() callbacks",
+	.doc = "RCU readers, writers retiring elements through call_rcu() callbacks and workers",
 	.faults = RCU_FAULTS,
 	.set_busted = set_busted,
 	.setup = setup,
