@@ -9,7 +9,10 @@
  * memory the pending callbacks hold.  Then the latency from call_rcu() to
  * its callback on an otherwise idle process.  Then what one call costs its
  * caller, in ns, with the objects allocated beforehand (the throughput rows
- * count malloc() and the callbacks' free() too), on 1 and 2 threads.  Each
+ * count malloc() and the callbacks' free() too), on 1 and 2 threads.  Last,
+ * the 2-thread throughput with a callback worker pinned to each CPU, each
+ * thread queueing on its CPU's (<quiesce/call_rcu_worker.h>), against
+ * liburcu's per-CPU call_rcu_data (create_all_cpu_call_rcu_data()).  Each
  * part stops at its share of the budget (with fewer callbacks than planned,
  * which a note says).
  */
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <quiesce/call_rcu_worker.h>
 #include <quiesce/rcu.h>
 #include <quiesce/srcu.h>
 
@@ -75,6 +79,49 @@ static const struct qb_cb_flavor srcu_flavor = {
 	.barrier = barrier_srcu,
 };
 
+/* A worker pinned to each CPU the process may run on; NULL elsewhere. */
+static struct quiesce_call_rcu_worker *cpu_workers[CPU_SETSIZE];
+
+static void make_cpu_workers(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		CPU_ZERO(&set);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			cpu_workers[cpu] = quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, cpu);
+}
+
+static void drop_cpu_workers(void)
+{
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		quiesce_call_rcu_worker_destroy(cpu_workers[cpu]);
+		cpu_workers[cpu] = NULL;
+	}
+}
+
+static void queue_per_cpu(void *obj)
+{
+	int cpu = sched_getcpu();
+	struct quiesce_call_rcu_worker *w = cpu >= 0 && cpu < CPU_SETSIZE ? cpu_workers[cpu] : NULL;
+
+	if (w)
+		quiesce_call_rcu_on(w, (struct rcu_head *)obj, free_object);
+	else
+		call_rcu((struct rcu_head *)obj, free_object);
+}
+
+static const struct qb_cb_flavor per_cpu_flavor = {
+	.name = "quiesce per-CPU workers",
+	.register_thread = quiesce_rcu_register_thread,
+	.unregister_thread = quiesce_rcu_unregister_thread,
+	.queue = queue_per_cpu,
+	.barrier = quiesce_rcu_barrier,	/* waits for the workers too */
+	.setup = make_cpu_workers,
+	.teardown = drop_cpu_workers,
+};
+
 struct enqueuer {
 	const struct qb_cb_flavor *flavor;
 	atomic_long allocated;
@@ -83,11 +130,15 @@ struct enqueuer {
 	char pad[32];
 };
 
-/* Shares of the budget: throughput (1 and 2 threads), flood, latency, call cost. */
+/*
+ * Shares of the budget: throughput (1 and 2 threads), flood, latency, call
+ * cost, per-CPU throughput.
+ */
 #define THROUGHPUT_SHARE 0.25
 #define FLOOD_SHARE 0.3
 #define LATENCY_SHARE 0.2
 #define CALL_COST_SHARE 0.15
+#define PER_CPU_SHARE 0.1
 /* Calls each caller times, per repetition (at most). */
 #define CALL_COST_CALLS 200000
 
@@ -376,6 +427,48 @@ static void call_costs(const struct qb_options *opt, int threads, uint64_t start
 #endif
 }
 
+static const struct qb_cb_flavor *const per_cpu_flavors[] = {
+	&per_cpu_flavor,
+#ifdef QUIESCE_HAVE_URCU
+	&qb_urcu_call_rcu_per_cpu,
+#endif
+};
+#define PER_CPU_FLAVORS (sizeof(per_cpu_flavors) / sizeof(per_cpu_flavors[0]))
+
+static void per_cpu_throughput(const struct qb_options *opt, uint64_t start)
+{
+	const int threads = 2;
+	const long per_thread = (opt->quick ? 200000 : 2000000) / threads;
+	const int runs = (int)PER_CPU_FLAVORS * opt->repetitions;
+	const double base = THROUGHPUT_SHARE + FLOOD_SHARE + LATENCY_SHARE + CALL_COST_SHARE;
+	const char *metric = "2 enqueuers, per-CPU";
+	int run_index = 0;
+
+	for (size_t f = 0; f < PER_CPU_FLAVORS; f++) {
+		const struct qb_cb_flavor *flavor = per_cpu_flavors[f];
+		double rate[opt->repetitions];
+		long queued = 0;
+
+		qb_progress(EXPERIMENT ": %s, %s", flavor->name, metric);
+		flavor->setup();
+		for (int r = 0; r < opt->repetitions; r++) {
+			long n;
+
+			rate[r] = run(flavor, threads, per_thread,
+				      qb_deadline(opt, start, base + PER_CPU_SHARE * ++run_index / runs),
+				      &n) / 1e6;
+			queued += n;
+		}
+		flavor->teardown();
+		qb_record(EXPERIMENT, flavor->name, metric, "M cb/s", rate, opt->repetitions);
+		if (queued < per_thread * threads * opt->repetitions)
+			qb_note("%ld callbacks in %d repetitions", queued, opt->repetitions);
+	}
+#ifdef QUIESCE_HAVE_URCU
+	qb_ratio(EXPERIMENT, metric, per_cpu_flavor.name, qb_urcu_call_rcu_per_cpu.name, ">= 1.0");
+#endif
+}
+
 static void run_call_rcu(const struct qb_options *opt)
 {
 	uint64_t start = qb_now_ns();
@@ -390,6 +483,8 @@ static void run_call_rcu(const struct qb_options *opt)
 	qb_heading("what one call costs its caller, objects allocated beforehand");
 	call_costs(opt, 1, start);
 	call_costs(opt, 2, start);
+	qb_heading("2 threads, each queueing on a worker of its own CPU");
+	per_cpu_throughput(opt, start);
 }
 
 QB_EXPERIMENT(call_rcu_experiment, .name = EXPERIMENT,

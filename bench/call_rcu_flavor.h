@@ -19,6 +19,9 @@ struct qb_cb_flavor {
 	/* Queues obj, whose head it owns, for qb_cb_free() after a grace period. */
 	void (*queue)(void *obj);
 	void (*barrier)(void);
+	/* Around a row's runs, when not NULL: make and drop per-CPU workers. */
+	void (*setup)(void);
+	void (*teardown)(void);
 };
 
 /* Frees an object; the flavors' callbacks call it. */
@@ -27,6 +30,8 @@ void qb_cb_free(void *obj);
 extern const struct qb_cb_flavor qb_quiesce_call_rcu;
 #ifdef QUIESCE_HAVE_URCU
 extern const struct qb_cb_flavor qb_urcu_call_rcu;
+/* liburcu's per-CPU call_rcu_data (create_all_cpu_call_rcu_data()). */
+extern const struct qb_cb_flavor qb_urcu_call_rcu_per_cpu;
 #endif
 
 #endif

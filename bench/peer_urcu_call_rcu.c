@@ -1,12 +1,14 @@
 /*
- * liburcu's call_rcu (memb flavor, its default callback thread) as a
- * call-rcu flavor.  Only liburcu's headers here: its names clash with
- * quiesce's.
+ * liburcu's call_rcu (memb flavor) as two call-rcu flavors: on its default
+ * callback thread, and on per-CPU call_rcu_data (a worker pinned to each
+ * CPU, made and freed around the row).  Only liburcu's headers here: its
+ * names clash with quiesce's.
  */
 #define _LGPL_SOURCE
 #include <urcu/urcu-memb.h>
 #include <urcu/call-rcu.h>
 
+#include "bench.h"
 #include "call_rcu_flavor.h"
 
 _Static_assert(sizeof(struct rcu_head) == QB_CB_HEAD_BYTES, "liburcu's head size");
@@ -27,4 +29,20 @@ const struct qb_cb_flavor qb_urcu_call_rcu = {
 	.unregister_thread = urcu_memb_unregister_thread,
 	.queue = queue,
 	.barrier = urcu_memb_barrier,
+};
+
+static void make_per_cpu(void)
+{
+	if (urcu_memb_create_all_cpu_call_rcu_data(0))
+		qb_note("liburcu: create_all_cpu_call_rcu_data() failed: its default thread ran the callbacks");
+}
+
+const struct qb_cb_flavor qb_urcu_call_rcu_per_cpu = {
+	.name = "liburcu per-CPU call_rcu_data",
+	.register_thread = urcu_memb_register_thread,
+	.unregister_thread = urcu_memb_unregister_thread,
+	.queue = queue,
+	.barrier = urcu_memb_barrier,
+	.setup = make_per_cpu,
+	.teardown = urcu_memb_free_all_cpu_call_rcu_data,
 };
