@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -389,4 +390,16 @@ bool check_percpu_rseq_readers(void)
 	rseq = sem.rss.rseq_readers;
 	percpu_free_rwsem(&sem);
 	return rseq;
+}
+
+int check_last_allowed_cpu(void)
+{
+	cpu_set_t set;
+	int last = -1;
+
+	CHECK(sched_getaffinity(0, sizeof(set), &set) == 0, "sched_getaffinity");
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			last = cpu;
+	return last;
 }

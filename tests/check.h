@@ -81,6 +81,9 @@ void check_child_detects_violation(void (*fn)(void *), void *arg);
  */
 void check_deny_membarrier(int err);
 
+/* The highest-numbered CPU the calling thread may run on. */
+int check_last_allowed_cpu(void);
+
 /* Whether per-CPU semaphores initialized now get rseq readers. */
 bool check_percpu_rseq_readers(void);
 

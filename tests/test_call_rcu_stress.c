@@ -11,7 +11,6 @@
  * without a grace period, on the workers too) must be caught.
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -148,22 +147,9 @@ static bool busted_enough(void)
 	return atomic_load(&violations) || atomic_load(&retired) >= BUSTED_RETIRED;
 }
 
-/* The highest CPU the test may run on: a worker is pinned there. */
-static int last_allowed_cpu(void)
-{
-	cpu_set_t set;
-	int last = -1;
-
-	CHECK(sched_getaffinity(0, sizeof(set), &set) == 0, "sched_getaffinity");
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &set))
-			last = cpu;
-	return last;
-}
-
 static unsigned long run_stress(unsigned ms, bool (*enough)(void))
 {
-	workers[0] = quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, last_allowed_cpu());
+	workers[0] = quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, check_last_allowed_cpu());
 	workers[1] = quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, -1);
 	CHECK(workers[0] && workers[1], "two callback workers");
 	for (unsigned i = 0; i < SLOTS; i++)

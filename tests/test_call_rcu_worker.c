@@ -109,21 +109,9 @@ static void test_waits_for_reader(const struct flavor_case *fc)
 	quiesce_call_rcu_worker_destroy(w);
 }
 
-static int last_allowed_cpu(void)
-{
-	cpu_set_t set;
-	int last = -1;
-
-	CHECK(sched_getaffinity(0, sizeof(set), &set) == 0, "sched_getaffinity");
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &set))
-			last = cpu;
-	return last;
-}
-
 static void test_cpus(void)
 {
-	int cpu = last_allowed_cpu();
+	int cpu = check_last_allowed_cpu();
 	struct quiesce_call_rcu_worker *pinned = quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, cpu);
 	struct quiesce_call_rcu_worker *free_w = quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, -1);
 	atomic_ulong ran = 0;

@@ -151,14 +151,11 @@ static void threads_and_cpus(void)
 	struct call_rcu_data *mine = create_call_rcu_data(0, -1), *on_cpu;
 	struct probe by_cpu, by_thread;
 	cpu_set_t saved, one;
-	int cpu = -1;
+	int cpu = check_last_allowed_cpu();
 
 	CHECK(!pthread_equal(get_call_rcu_thread(mine), get_call_rcu_thread(get_default_call_rcu_data())),
 	      "an object's callbacks have a thread of their own");
 	CHECK(sched_getaffinity(0, sizeof(saved), &saved) == 0, "sched_getaffinity");
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &saved))
-			cpu = c;
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	CHECK(sched_setaffinity(0, sizeof(one), &one) == 0, "pin the test to CPU %d", cpu);
