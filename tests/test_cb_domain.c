@@ -5,7 +5,8 @@
  * that was inside when it was queued; the barrier waits for every callback
  * queued before it, from many threads, on many domains at once; the domain's
  * thread drives polled grace periods; pending() and destroy() tell the
- * truth; misuse aborts; a child of fork() uses the domain on its own.
+ * truth (right after a barrier too, while the worker goes round again);
+ * misuse aborts; a child of fork() uses the domain on its own.
  *
  * Callers count their calls in a cache of their own thread (cb_domain.c:
  * "Counting"), so also: a barrier and pending() right after another
@@ -223,6 +224,34 @@ static void test_pending_held(void)
 }
 
 /*
+ * Right after a barrier, with nothing queued since, nothing is pending,
+ * however the worker's next (empty) harvest and the look interleave: the
+ * barrier returns as the worker goes round once more, and the slowed
+ * harvest holds any store of held it makes for 200 us.
+ */
+#define AFTER_BARRIER_ROUNDS 300
+
+static void test_nothing_pending_after_barrier(void)
+{
+	struct quiesce_cb_domain cbd;
+	atomic_ulong ran = 0;
+	int seen = 0;
+
+	quiesce_cb_domain_init(&cbd, &quiesce_rcu_domain, "test-after");
+	QUIESCE_STORE(&quiesce_test_slow_harvest, true);
+	for (int round = 0; round < AFTER_BARRIER_ROUNDS; round++) {
+		queue_counted(&cbd, &ran);
+		quiesce_cb_domain_barrier(&cbd, "test_barrier");
+		seen += quiesce_cb_domain_pending(&cbd);
+	}
+	QUIESCE_STORE(&quiesce_test_slow_harvest, false);
+	CHECK(seen == 0, "pending() saw a callback right after a barrier in %d of %d rounds",
+	      seen, AFTER_BARRIER_ROUNDS);
+	CHECK(atomic_load(&ran) == AFTER_BARRIER_ROUNDS, "every callback ran");
+	quiesce_cb_domain_destroy(&cbd);
+}
+
+/*
  * A thread calls a domain (its cache holds the counts), the domain is
  * destroyed once the callbacks ran, its memory poisoned, then the thread
  * exits: whether anything wrote into the domain's memory.
@@ -423,6 +452,7 @@ int main(void)
 	test_many_domains();
 	test_barrier_after_other_thread();
 	test_pending_held();
+	test_nothing_pending_after_barrier();
 	test_destroy_forgets_counts();
 	test_throttle();
 	test_start_poll();

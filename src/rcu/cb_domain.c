@@ -52,13 +52,16 @@
  * callback is in a queue, in the worker's hands (taken by a harvest, in a
  * batch, running), or has run.  The worker stores held (its batch count
  * plus one) before a harvest takes from the queues, and lowers it to the
- * batch count only after a batch has run.  pending() looks at the queues,
- * then loads held, all sequentially consistent (the store-buffer pattern
- * again): a callback it does not find in a queue was taken by an exchange
- * that follows the store of held in the total order, so the load sees held
- * count its batch until that batch has run.  The lowering store is a
- * release, paired with that load: a caller that sees nothing pending sees
- * what the callbacks did.  destroy() and SRCU's cleanup rely on it.
+ * batch count only after a batch has run.  A harvest that finds every
+ * queue empty takes nothing and stores no held, so pending() never counts
+ * an empty harvest: right after a barrier, with nothing queued since, it
+ * answers false, as destroy() and SRCU's cleanup need.  pending() looks at
+ * the queues, then loads held, all sequentially consistent (the
+ * store-buffer pattern again): a callback it does not find in a queue was
+ * taken by an exchange that follows the store of held in the total order,
+ * so the load sees held count its batch until that batch has run.  The
+ * lowering store is a release, paired with that load: a caller that sees
+ * nothing pending sees what the callbacks did.
  *
  * Counting: the backlog (throttling and expediting above) is the only count
  * on the callers' path, and it is approximate by design; nothing exact
@@ -117,6 +120,7 @@ bool quiesce_test_busted_call_rcu;
 bool quiesce_test_call_rcu_no_throttle;
 bool quiesce_test_busted_cb_forget;
 bool quiesce_test_busted_cb_pending;
+bool quiesce_test_slow_harvest;
 
 /* The domain whose callback thread this is, if any. */
 static __thread struct quiesce_cb_domain *on_worker __attribute__((tls_model("initial-exec")));
@@ -316,11 +320,16 @@ static void harvest_into_batches(struct quiesce_cb_domain *cbd)
 
 	/*
 	 * Sequentially consistent, before the harvest looks at the queues:
-	 * see "Barriers" and "Pending" at the top of this file.
+	 * see "Barriers" and "Pending" at the top of this file.  A harvest
+	 * that finds every queue empty leaves held alone (see "Pending").
 	 */
 	__atomic_store_n(&cbd->harvests, number, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&cbd->held, cbd->batch_count + 1, __ATOMIC_SEQ_CST);
-	harvest(cbd, &fresh);
+	if (queued_anywhere(cbd)) {
+		__atomic_store_n(&cbd->held, cbd->batch_count + 1, __ATOMIC_SEQ_CST);
+		if (QUIESCE_LOAD(&quiesce_test_slow_harvest))
+			nanosleep(&(struct timespec){ 0, 200000 }, NULL);
+		harvest(cbd, &fresh);
+	}
 	file_harvest(cbd, number, fresh);
 }
 

@@ -216,5 +216,10 @@ extern bool quiesce_test_call_rcu_no_throttle;
 extern bool quiesce_test_busted_cb_forget;
 /* Test-only: pending() looks at the queues only, not at the batches ("busted"). */
 extern bool quiesce_test_busted_cb_pending;
+/*
+ * Test-only: a harvest sleeps 200 us between its store of held and its
+ * take from the queues, where pending() must still answer right.
+ */
+extern bool quiesce_test_slow_harvest;
 
 #endif
