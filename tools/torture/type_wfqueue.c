@@ -393,30 +393,17 @@ static void report(struct torture_run *run, FILE *out, bool json)
 		(unsigned long long)s->splices, (unsigned long long)s->would_blocks);
 }
 
-const struct torture_type torture_type_wfqueue = {
-	.name = "wfqueue",
-	.doc = "wait-free queue: writers enqueue, readers dequeue, splice and iterate",
-	.faults = WFQ_FAULTS,
-	.set_busted = set_busted,
-	.setup = setup,
-	.thread_start = thread_start,
-	.thread_stop = thread_stop,
-	.read = read_elems,
-	.write = write_elem,
-	.finish = finish,
-	.report = report,
-};
+/* The two types differ in their consumers: set up, and broken, apart. */
+#define WFQ_TYPE(name_, doc_, set_busted_, setup_)                                   \
+	{ .name = (name_), .doc = (doc_), .faults = WFQ_FAULTS, .set_busted = (set_busted_), \
+	  .setup = (setup_), .thread_start = thread_start, .thread_stop = thread_stop,    \
+	  .read = read_elems, .write = write_elem, .finish = finish, .report = report }
 
-const struct torture_type torture_type_wfqueue_rcu = {
-	.name = "wfqueue-rcu",
-	.doc = "wait-free queue, lock-free RCU consumers: writers enqueue, readers dequeue",
-	.faults = WFQ_FAULTS,
-	.set_busted = set_busted_rcu,
-	.setup = setup_rcu,
-	.thread_start = thread_start,
-	.thread_stop = thread_stop,
-	.read = read_elems,
-	.write = write_elem,
-	.finish = finish,
-	.report = report,
-};
+const struct torture_type torture_type_wfqueue =
+	WFQ_TYPE("wfqueue", "wait-free queue: writers enqueue, readers dequeue, splice and iterate",
+		 set_busted, setup);
+
+const struct torture_type torture_type_wfqueue_rcu =
+	WFQ_TYPE("wfqueue-rcu",
+		 "wait-free queue, lock-free RCU consumers: writers enqueue, readers dequeue",
+		 set_busted_rcu, setup_rcu);
