@@ -1,9 +1,11 @@
 #!/bin/sh
 # Installs the build into a scratch prefix, then builds a liburcu-style
 # program (overlay/tests/consumer.c, one per flavor) against the overlay
-# three ways: through the overlay's pkg-config files only, with -I/-l only,
-# and with CMake's find_package(quiesce COMPONENTS urcu).  Each program
-# must run, and must need no liburcu library.
+# four ways: through the overlay's pkg-config files only, with -I/-l only,
+# with liburcu's own -l names and one -L (dynamically and statically), and
+# with CMake's find_package(quiesce COMPONENTS urcu).  Each program must
+# run, and must need no liburcu library.  Then a program linked with a
+# library named as liburcu's ahead of the overlay must refuse to run.
 set -eu
 build=$1 source=$2 compiler=$3
 work=$(mktemp -d)
@@ -43,6 +45,50 @@ done
 "$work/by_flags" >/dev/null
 no_liburcu "$work/by_flags"
 
+# liburcu's own names, as a build that hard-codes them links (gcc passes
+# --as-needed on some distributions: the overlay's inline code must keep
+# libquiesce-urcu, and the linker scripts must bring libquiesce).
+for lib in urcu:memb urcu-memb:memb urcu-mb:mb urcu-signal:signal urcu-bp:bp urcu-qsbr:qsbr; do
+	name=${lib%%:*} flavor=${lib#*:}
+	out="$work/by_name-$name"
+	"$compiler" -D_LGPL_SOURCE "-DCONSUMER_$(echo "$flavor" | tr a-z A-Z)" -o "$out" "$consumer" \
+		-I "$prefix/include/quiesce/liburcu" -I "$prefix/include" \
+		-Wl,--as-needed -L "$libdir/quiesce/liburcu" "-l$name" -lurcu-cds -lurcu-common -pthread
+	"$out" >/dev/null
+	no_liburcu "$out"
+done
+"$compiler" -D_LGPL_SOURCE -DCONSUMER_QSBR -o "$work/by_name_static" "$consumer" \
+	-I "$prefix/include/quiesce/liburcu" -I "$prefix/include" \
+	-L "$libdir/quiesce/liburcu" -Wl,-Bstatic -lurcu-qsbr -Wl,-Bdynamic -pthread
+"$work/by_name_static" >/dev/null
+if objdump -p "$work/by_name_static" | grep NEEDED | grep -q 'liburcu\|libquiesce'; then
+	echo "by_name_static needs a shared liburcu or quiesce library"; exit 1
+fi
+
+# A library named as liburcu's, linked ahead of the overlay, would take
+# some of the program's calls: libquiesce-urcu must refuse to run with it,
+# --as-needed or not (overlay/src/link_check.c).
+mkdir "$work/fake"
+cat > "$work/fake/fake.c" <<'FAKE'
+/* The calls consumer.c makes, as a liburcu with no grace periods. */
+void urcu_memb_register_thread(void) { }
+void urcu_memb_unregister_thread(void) { }
+void urcu_memb_synchronize_rcu(void) { }
+void urcu_memb_barrier(void) { }
+void urcu_memb_call_rcu(void *head, void (*func)(void *)) { func(head); }
+FAKE
+"$compiler" -shared -fPIC -o "$work/fake/liburcu-memb.so" "$work/fake/fake.c"
+for as_needed in -Wl,--as-needed -Wl,--no-as-needed; do
+	"$compiler" -D_LGPL_SOURCE -DCONSUMER_MEMB -o "$work/mixed" "$consumer" \
+		-I "$prefix/include/quiesce/liburcu" -I "$prefix/include" "$as_needed" \
+		-L "$work/fake" -lurcu-memb -L "$libdir" -lquiesce-urcu -lquiesce -pthread
+	if LD_LIBRARY_PATH="$work/fake:$libdir" "$work/mixed" >/dev/null 2>"$work/mixed.err"; then
+		echo "a program linked with a liburcu ahead of the overlay ran ($as_needed)"; exit 1
+	fi
+	grep -q 'liburcu-memb.so is loaded in this process too' "$work/mixed.err" ||
+		{ echo "no message naming the liburcu library ($as_needed):"; cat "$work/mixed.err"; exit 1; }
+done
+
 mkdir "$work/consumer"
 cp "$consumer" "$work/consumer/"
 cat > "$work/consumer/CMakeLists.txt" <<'CMAKE'
@@ -58,4 +104,4 @@ cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$prefix
 cmake --build "$work/consumer/build" >/dev/null
 "$work/consumer/build/consumer" >/dev/null
 no_liburcu "$work/consumer/build/consumer"
-echo "overlay consumed through pkg-config (7 names, 2 linking modes), -I/-l and find_package(quiesce COMPONENTS urcu); no liburcu needed"
+echo "overlay consumed through pkg-config (7 names, 2 linking modes), -I/-l, liburcu's -l names (shared, static) and find_package(quiesce COMPONENTS urcu); no liburcu needed; a liburcu linked ahead is refused"

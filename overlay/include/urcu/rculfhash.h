@@ -57,6 +57,7 @@
 #include <stdint.h>
 
 #include <quiesce/rcuhash.h>
+#include <urcu/static/quiesce-link.h>
 
 #ifdef __cplusplus
 extern "C" {

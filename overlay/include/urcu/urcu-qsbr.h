@@ -29,11 +29,13 @@ extern "C" {
 
 #include <urcu/map/urcu-qsbr.h>
 
-#ifdef RCU_DEBUG
+/* A program may define both (gdnsd's developer builds do). */
+#if defined(RCU_DEBUG) && !defined(DEBUG_RCU)
 #define DEBUG_RCU
 #endif
 
 #ifdef _LGPL_SOURCE
+#include <urcu/static/quiesce-link.h>
 #include <urcu/static/urcu-qsbr-quiesce.h>
 #define urcu_qsbr_read_lock _urcu_qsbr_read_lock
 #define urcu_qsbr_read_unlock _urcu_qsbr_read_unlock

@@ -46,3 +46,46 @@
 #define rcu_flavor                       urcu_mb_flavor
 #define urcu_register_rculfhash_atfork   urcu_mb_register_rculfhash_atfork
 #define urcu_unregister_rculfhash_atfork urcu_mb_unregister_rculfhash_atfork
+
+/*
+ * liburcu's names from before 0.11, the flavor as a suffix, unless the
+ * program defines URCU_NO_COMPAT_IDENTIFIERS (as in liburcu 0.13-0.15; Knot
+ * DNS tests whether rcu_read_lock_memb is defined to learn which names
+ * its liburcu has).
+ */
+#ifndef URCU_NO_COMPAT_IDENTIFIERS
+#define rcu_read_lock_mb                  urcu_mb_read_lock
+#define _rcu_read_lock_mb                 _urcu_mb_read_lock
+#define rcu_read_unlock_mb                urcu_mb_read_unlock
+#define _rcu_read_unlock_mb               _urcu_mb_read_unlock
+#define rcu_read_ongoing_mb               urcu_mb_read_ongoing
+#define _rcu_read_ongoing_mb              _urcu_mb_read_ongoing
+#define rcu_register_thread_mb            urcu_mb_register_thread
+#define rcu_unregister_thread_mb          urcu_mb_unregister_thread
+#define rcu_init_mb                       urcu_mb_init
+#define synchronize_rcu_mb                urcu_mb_synchronize_rcu
+#define get_cpu_call_rcu_data_mb          urcu_mb_get_cpu_call_rcu_data
+#define get_call_rcu_thread_mb            urcu_mb_get_call_rcu_thread
+#define create_call_rcu_data_mb           urcu_mb_create_call_rcu_data
+#define set_cpu_call_rcu_data_mb          urcu_mb_set_cpu_call_rcu_data
+#define get_default_call_rcu_data_mb      urcu_mb_get_default_call_rcu_data
+#define get_call_rcu_data_mb              urcu_mb_get_call_rcu_data
+#define get_thread_call_rcu_data_mb       urcu_mb_get_thread_call_rcu_data
+#define set_thread_call_rcu_data_mb       urcu_mb_set_thread_call_rcu_data
+#define create_all_cpu_call_rcu_data_mb   urcu_mb_create_all_cpu_call_rcu_data
+#define free_all_cpu_call_rcu_data_mb     urcu_mb_free_all_cpu_call_rcu_data
+#define call_rcu_mb                       urcu_mb_call_rcu
+#define call_rcu_data_free_mb             urcu_mb_call_rcu_data_free
+#define call_rcu_before_fork_mb           urcu_mb_call_rcu_before_fork
+#define call_rcu_after_fork_parent_mb     urcu_mb_call_rcu_after_fork_parent
+#define call_rcu_after_fork_child_mb      urcu_mb_call_rcu_after_fork_child
+#define rcu_barrier_mb                    urcu_mb_barrier
+#define defer_rcu_mb                      urcu_mb_defer_rcu
+#define rcu_defer_register_thread_mb      urcu_mb_defer_register_thread
+#define rcu_defer_unregister_thread_mb    urcu_mb_defer_unregister_thread
+#define rcu_defer_barrier_mb              urcu_mb_defer_barrier
+#define rcu_defer_barrier_thread_mb       urcu_mb_defer_barrier_thread
+#define rcu_flavor_mb                     urcu_mb_flavor
+#define urcu_register_rculfhash_atfork_mb urcu_mb_register_rculfhash_atfork
+#define urcu_unregister_rculfhash_atfork_mb urcu_mb_unregister_rculfhash_atfork
+#endif
