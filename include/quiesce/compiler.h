@@ -11,7 +11,7 @@
 #define QUIESCE_COMPILER_H
 
 #if defined(__GNUC__) && __GNUC__ >= 4
-#define QUIESCE_API __attribute__((visibility("default")))
+#define QUIESCE_API __attribute__((__visibility__("default")))
 #else
 #define QUIESCE_API
 #endif
@@ -19,9 +19,9 @@
 #define QUIESCE_LIKELY(x) __builtin_expect(!!(x), 1)
 #define QUIESCE_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define QUIESCE_CACHELINE 64
-#define QUIESCE_CACHELINE_ALIGNED __attribute__((aligned(QUIESCE_CACHELINE)))
-#define QUIESCE_NORETURN __attribute__((noreturn))
-#define QUIESCE_COLD __attribute__((cold, noinline))
+#define QUIESCE_CACHELINE_ALIGNED __attribute__((__aligned__(QUIESCE_CACHELINE)))
+#define QUIESCE_NORETURN __attribute__((__noreturn__))
+#define QUIESCE_COLD __attribute__((__cold__, __noinline__))
 
 /*
  * QUIESCE_TSAN: a ThreadSanitizer build, which does not model standalone

@@ -62,7 +62,7 @@ struct quiesce_freezer {
  * Work started and not yet ended by this thread, over all freezers;
  * negative only on the way to the abort for an unbalanced freezer_end().
  */
-QUIESCE_API extern __thread long quiesce_freezer_depth __attribute__((tls_model("initial-exec")));
+QUIESCE_API extern __thread long quiesce_freezer_depth __attribute__((__tls_model__("initial-exec")));
 
 /* Returns 0, or -EINVAL when levels is out of range. */
 QUIESCE_API int quiesce_freezer_init(struct quiesce_freezer *f, int levels);

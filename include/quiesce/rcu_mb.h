@@ -69,7 +69,7 @@ struct quiesce_rcu_mb_gp_word {
 } QUIESCE_CACHELINE_ALIGNED;
 
 QUIESCE_API extern __thread struct quiesce_rcu_mb_reader quiesce_rcu_mb_reader_self
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((__tls_model__("initial-exec")));
 QUIESCE_API extern struct quiesce_rcu_mb_gp_word quiesce_rcu_mb_gp_word;
 
 QUIESCE_API void quiesce_rcu_mb_register_thread(void);

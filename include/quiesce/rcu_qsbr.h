@@ -85,7 +85,7 @@ struct quiesce_qsbr_gp_word {
 } QUIESCE_CACHELINE_ALIGNED;
 
 QUIESCE_API extern __thread struct quiesce_qsbr_reader quiesce_qsbr_reader_self
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((__tls_model__("initial-exec")));
 QUIESCE_API extern struct quiesce_qsbr_gp_word quiesce_qsbr_gp_word;
 
 QUIESCE_API void quiesce_qsbr_register_thread(void);

@@ -140,7 +140,7 @@ static inline void quiesce_down_read(struct quiesce_rwsem *sem)
 }
 
 /* Returns 0 with the read lock held, or -ETIMEDOUT after timeout_ns. */
-__attribute__((warn_unused_result))
+__attribute__((__warn_unused_result__))
 static inline int quiesce_down_read_timeout(struct quiesce_rwsem *sem, uint64_t timeout_ns)
 {
 	/* Acquire: as in down_read(). */
@@ -197,7 +197,7 @@ static inline void quiesce_down_write(struct quiesce_rwsem *sem)
 }
 
 /* Returns 0 with the write lock held, or -ETIMEDOUT after timeout_ns. */
-__attribute__((warn_unused_result))
+__attribute__((__warn_unused_result__))
 static inline int quiesce_down_write_timeout(struct quiesce_rwsem *sem, uint64_t timeout_ns)
 {
 	unsigned long unlocked = 0;

@@ -167,7 +167,7 @@ struct quiesce_srcu_slot {
 	unsigned long count[4];		/* locks on index 0 and 1, then unlocks */
 };
 QUIESCE_API extern __thread struct quiesce_srcu_slot quiesce_srcu_slots_self[QUIESCE_SRCU_SLOTS]
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((__tls_model__("initial-exec")));
 
 /* The slot a domain takes in every thread. */
 static inline unsigned quiesce_srcu_slot_index(const struct quiesce_srcu_struct *ss)

@@ -163,6 +163,7 @@ static inline void quiesce_wfcq_sc_init(struct quiesce_wfcq_head *head,
 static inline void quiesce_wfcq_destroy(struct quiesce_wfcq_head *head,
 					struct quiesce_wfcq_tail *tail)
 {
+	(void)tail;
 	pthread_mutex_destroy(&head->lock);
 }
 
@@ -181,12 +182,14 @@ static inline bool quiesce_wfcq_empty(struct quiesce_wfcq_head *head,
 static inline void quiesce_wfcq_dequeue_lock(struct quiesce_wfcq_head *head,
 					     struct quiesce_wfcq_tail *tail)
 {
+	(void)tail;
 	pthread_mutex_lock(&head->lock);
 }
 
 static inline void quiesce_wfcq_dequeue_unlock(struct quiesce_wfcq_head *head,
 					       struct quiesce_wfcq_tail *tail)
 {
+	(void)tail;
 	pthread_mutex_unlock(&head->lock);
 }
 
@@ -268,6 +271,7 @@ static inline struct quiesce_wfcq_node *_quiesce_wfcq_next(struct quiesce_wfcq_h
 	/* Acquire: pairs with the link store's release, for next's contents. */
 	struct quiesce_wfcq_node *next = QUIESCE_LOAD_ACQUIRE(&node->next);
 
+	(void)head;
 	if (QUIESCE_LIKELY(next != NULL))
 		return next;
 	/*

@@ -9,8 +9,9 @@
  * take the node and the key; quiesce's take the node and one argument, so
  * each call passes a (match, key) pair and a trampoline.  Every guarantee
  * urcu/rculfhash.h states is quiesce_rcuhash's (quiesce/rcuhash.h), which
- * also holds the arguments; what this file adds is liburcu's error codes
- * and its full barriers around successful updates.
+ * also holds the arguments; what this file adds is liburcu's error codes,
+ * its full barriers around successful updates, and its tolerance of reads
+ * outside a read-side section (reader_enter() below).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -19,8 +20,12 @@
 #include <urcu/flavor.h>
 #include <urcu/rculfhash.h>
 
+#define QUIESCE_NO_SHORT_NAMES
+#include <quiesce/rcu.h>
+
 struct cds_lfht {
 	struct quiesce_rcuhash *q;
+	const struct rcu_flavor_struct *flavor;	/* NULL: quiesce's default RCU */
 	struct quiesce_rcuhash_rcu rcu;		/* the flavor's calls, unless default */
 	pthread_attr_t *attr;			/* handed back by cds_lfht_destroy() */
 };
@@ -69,6 +74,44 @@ static inline void full_barrier(void)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+/*
+ * A read outside a read-side section.  liburcu asks for rcu_read_lock()
+ * around lookups and traversals and checks nothing; BIND 9 walks a table
+ * that it alone still holds, at teardown, without one.  quiesce's table
+ * refuses such a call (a resize could free the array it reads), so the
+ * overlay holds a section of the table's flavor around that one call,
+ * coming online first for QSBR: the call is safe whatever else runs, and
+ * the node it returns is the caller's to keep alive, as in liburcu (only a
+ * caller that no remover races may read this way).  Inside a section, the
+ * cost is the check.
+ */
+static bool reader_enter(const struct cds_lfht *ht)
+{
+	if (!ht->flavor) {
+		if (QUIESCE_LIKELY(quiesce_rcu_read_ongoing()))
+			return false;
+		quiesce_rcu_read_lock();
+		return true;
+	}
+	if (ht->flavor->read_ongoing())
+		return false;
+	ht->flavor->thread_online();
+	ht->flavor->read_lock();
+	return true;
+}
+
+static void reader_exit(const struct cds_lfht *ht, bool entered)
+{
+	if (!entered)
+		return;
+	if (!ht->flavor) {
+		quiesce_rcu_read_unlock();
+		return;
+	}
+	ht->flavor->read_unlock();
+	ht->flavor->thread_offline();
+}
+
 static bool power_of_two(unsigned long v)
 {
 	return v && !(v & (v - 1));
@@ -98,7 +141,8 @@ struct cds_lfht *_cds_lfht_new(unsigned long init_size, unsigned long min_nr_all
 	ht = malloc(sizeof(*ht));
 	if (!ht)
 		return NULL;
-	if (!default_rcu(flavor)) {
+	ht->flavor = default_rcu(flavor) ? NULL : flavor;
+	if (ht->flavor) {
 		ht->rcu = (struct quiesce_rcuhash_rcu){
 			.read_lock = flavor->read_lock,
 			.read_unlock = flavor->read_unlock,
@@ -129,20 +173,24 @@ void cds_lfht_count_nodes(struct cds_lfht *ht, long *split_count_before, unsigne
 			  long *split_count_after)
 {
 	struct quiesce_rcuhash_node *n = NULL;
+	bool entered = reader_enter(ht);
 
 	*split_count_before = (long)quiesce_rcuhash_count(ht->q);
 	*count = 0;
 	while ((n = quiesce_rcuhash_next(ht->q, n)))
 		(*count)++;
 	*split_count_after = (long)quiesce_rcuhash_count(ht->q);
+	reader_exit(ht, entered);
 }
 
 void cds_lfht_lookup(struct cds_lfht *ht, unsigned long hash, cds_lfht_match_fct match,
 		     const void *key, struct cds_lfht_iter *iter)
 {
 	struct lfht_match m = { match, key };
+	bool entered = reader_enter(ht);
 
 	iter->node = lfht_node(quiesce_rcuhash_lookup_match(ht->q, hash, match_tramp, &m, NULL));
+	reader_exit(ht, entered);
 }
 
 void cds_lfht_next_duplicate(struct cds_lfht *ht, cds_lfht_match_fct match, const void *key,
@@ -150,23 +198,34 @@ void cds_lfht_next_duplicate(struct cds_lfht *ht, cds_lfht_match_fct match, cons
 {
 	struct lfht_match m = { match, key };
 	struct cds_lfht_node *at = iter->node;
+	bool entered;
 
-	if (at)
-		iter->node = lfht_node(quiesce_rcuhash_lookup_match(ht->q, at->hash, match_tramp,
-								    &m, &at->node));
+	if (!at)
+		return;
+	entered = reader_enter(ht);
+	iter->node = lfht_node(quiesce_rcuhash_lookup_match(ht->q, at->hash, match_tramp, &m,
+							    &at->node));
+	reader_exit(ht, entered);
 }
 
 void cds_lfht_first(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 {
+	bool entered = reader_enter(ht);
+
 	iter->node = lfht_node(quiesce_rcuhash_next(ht->q, NULL));
+	reader_exit(ht, entered);
 }
 
 void cds_lfht_next(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 {
 	struct cds_lfht_node *at = iter->node;
+	bool entered;
 
-	if (at)
-		iter->node = lfht_node(quiesce_rcuhash_next(ht->q, &at->node));
+	if (!at)
+		return;
+	entered = reader_enter(ht);
+	iter->node = lfht_node(quiesce_rcuhash_next(ht->q, &at->node));
+	reader_exit(ht, entered);
 }
 
 void cds_lfht_add(struct cds_lfht *ht, unsigned long hash, struct cds_lfht_node *node)

@@ -9,6 +9,8 @@
 #define BUILD_QSBR_LIB
 #include <urcu/urcu-qsbr.h>
 
+#include <urcu/static/urcu-qsbr-quiesce.h>
+
 #include "overlay.h"
 
 #include <quiesce/rcu_qsbr.h>
@@ -28,19 +30,20 @@ URCU_EXPORT int urcu_qsbr_read_ongoing(void)
 	return quiesce_qsbr_read_ongoing();
 }
 
+/* liburcu's forgiving thread states: urcu/static/urcu-qsbr-quiesce.h. */
 URCU_EXPORT void urcu_qsbr_quiescent_state(void)
 {
-	quiesce_qsbr_quiescent_state();
+	_urcu_qsbr_quiescent_state();
 }
 
 URCU_EXPORT void urcu_qsbr_thread_offline(void)
 {
-	quiesce_qsbr_thread_offline();
+	_urcu_qsbr_thread_offline();
 }
 
 URCU_EXPORT void urcu_qsbr_thread_online(void)
 {
-	quiesce_qsbr_thread_online();
+	_urcu_qsbr_thread_online();
 }
 
 URCU_EXPORT void urcu_qsbr_register_thread(void)

@@ -76,9 +76,10 @@ static struct item *new_item(unsigned long key)
 	return it;
 }
 
+/* NULL for NULL, as liburcu 0.15's cds_lfht_entry() (BIND 9 uses it). */
 static struct item *item_of(struct cds_lfht_node *n)
 {
-	return caa_container_of(n, struct item, node);
+	return cds_lfht_entry(n, struct item, node);
 }
 
 static unsigned duplicates(struct cds_lfht *ht, unsigned long key)
@@ -110,6 +111,37 @@ static void empty_table(struct cds_lfht *ht)
 		if (cds_lfht_del(ht, &it->node) == 0)
 			call_rcu(&it->rcu, free_item);
 	rcu_read_unlock();
+}
+
+/*
+ * BIND 9's teardown (dns_badcache_destroy()): a table that the thread alone
+ * still holds, walked and emptied outside any read-side section, which
+ * liburcu tolerates.  Every node must be found once, and the table empty.
+ */
+static void teardown_outside_reader(void)
+{
+	struct cds_lfht *ht = cds_lfht_new(16, 16, 0, CDS_LFHT_AUTO_RESIZE, NULL);
+	struct cds_lfht_iter iter;
+	struct item *it;
+	unsigned long key, seen = 0, count;
+	long before, after;
+
+	for (key = 0; key < 1000; key++)
+		cds_lfht_add(ht, hash_key(key), &new_item(key)->node);
+	key = 7;
+	cds_lfht_lookup(ht, hash_key(key), match, &key, &iter);
+	CHECK(cds_lfht_iter_get_node(&iter), "a lookup outside a read-side section finds its key");
+	cds_lfht_for_each_entry(ht, &iter, it, node) {
+		CHECK(cds_lfht_del(ht, &it->node) == 0, "each node found once");
+		call_rcu(&it->rcu, free_item);
+		seen++;
+	}
+	cds_lfht_count_nodes(ht, &before, &count, &after);
+	CHECK(seen == 1000 && count == 0, "the walk emptied the table (%lu seen, %lu left)", seen,
+	      count);
+	CHECK(!rcu_read_ongoing(), "the calls left no read-side section behind");
+	CHECK(cds_lfht_destroy(ht, NULL) == 0, "destroy");
+	rcu_barrier();
 }
 
 static void contracts(void)
@@ -388,6 +420,7 @@ static void stress(void *arg)
 int main(void)
 {
 	contracts();
+	teardown_outside_reader();
 	resizes_and_iteration();
 	unique_race();
 	stress(NULL);

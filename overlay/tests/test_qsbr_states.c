@@ -53,6 +53,45 @@ static void *grace_period(void *arg)
 	return NULL;
 }
 
+static atomic_bool sync_done;
+
+static void *sync_thread(void *arg)
+{
+	synchronize_rcu();
+	atomic_store(&sync_done, true);
+	return NULL;
+}
+
+static bool sync_is_done(void *arg) { return atomic_load(&sync_done); }
+
+/*
+ * liburcu's forgiving states, which BIND 9's event loop relies on: a
+ * quiescent state announced offline brings the thread online (and grace
+ * periods then wait for it), going offline when offline stays offline,
+ * coming online when online is a quiescent state.
+ */
+static void forgiving_states(void)
+{
+	pthread_t t;
+
+	rcu_register_thread();
+	rcu_thread_offline();
+	rcu_thread_offline();
+	CHECK(!rcu_read_ongoing(), "offline twice: offline");
+	rcu_quiescent_state();
+	CHECK(rcu_read_ongoing(), "a quiescent state announced offline: online");
+	pthread_create(&t, NULL, sync_thread, NULL);
+	check_sleep_us(20000);
+	CHECK(!atomic_load(&sync_done),
+	      "a grace period ended while a thread that a quiescent state brought online "
+	      "stayed online");
+	rcu_thread_online();
+	check_wait_until(sync_is_done, NULL, "the grace period after online while online");
+	pthread_join(t, NULL);
+	CHECK(rcu_read_ongoing(), "online while online: still online");
+	rcu_unregister_thread();
+}
+
 extern bool quiesce_test_busted_gp;
 
 static void run(void);
@@ -70,6 +109,7 @@ int main(void)
 	run();
 	atomic_store(&step, 0);
 	atomic_store(&gp_done, false);
+	atomic_store(&sync_done, false);
 	check_child_detects_violation(busted_child, NULL);
 	printf("qsbr states: all checks passed\n");
 	return 0;
@@ -95,4 +135,5 @@ static void run(void)
 	rcu_unregister_thread();
 	atomic_store(&step, 4);
 	pthread_join(h, NULL);
+	forgiving_states();
 }

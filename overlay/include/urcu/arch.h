@@ -12,6 +12,8 @@
 #ifndef _URCU_ARCH_H
 #define _URCU_ARCH_H
 
+#include <urcu/syscall-compat.h>
+
 #include <stdint.h>
 #include <time.h>
 

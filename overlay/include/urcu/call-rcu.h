@@ -12,6 +12,11 @@
 #ifndef _URCU_CALL_RCU_H
 #define _URCU_CALL_RCU_H
 
+#include <urcu/arch.h>
+#include <urcu/compiler.h>
+#include <urcu/uatomic.h>
+#include <urcu/wfcqueue.h>
+
 #include <pthread.h>
 #include <stdlib.h>
 

@@ -63,7 +63,7 @@
 
 #define caa_is_signed_type(type) ((type)-1 < (type)0)
 #define caa_cast_long_keep_sign(v) ((unsigned long)(v))
-#define CDS_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#define CDS_DEPRECATED(msg) __attribute__((__deprecated__(msg)))
 #define CAA_ARRAY_SIZE(x) (sizeof(x) / sizeof((x)[0]))
 
 #if defined(__SANITIZE_THREAD__)

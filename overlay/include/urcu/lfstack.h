@@ -19,6 +19,10 @@
 #ifndef QUIESCE_OVERLAY_URCU_LFSTACK_H
 #define QUIESCE_OVERLAY_URCU_LFSTACK_H
 
+#include <urcu/arch.h>
+#include <urcu/compiler.h>
+#include <urcu-pointer.h>
+
 #include <stdbool.h>
 
 #include <quiesce/stack.h>

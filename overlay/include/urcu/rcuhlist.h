@@ -7,6 +7,9 @@
 #ifndef QUIESCE_OVERLAY_URCU_RCUHLIST_H
 #define QUIESCE_OVERLAY_URCU_RCUHLIST_H
 
+#include <urcu/arch.h>
+#include <urcu-pointer.h>
+
 #include <urcu/hlist.h>
 
 #ifndef QUIESCE_NO_SHORT_NAMES

@@ -14,13 +14,16 @@
  * first, next), exact across resizes.
  *
  * Rules for callers: liburcu's.  Lookups, next_duplicate, first, next,
- * count_nodes and is_node_deleted inside rcu_read_lock() (checked: they
- * abort with a message outside one), an iteration in one read-side
- * section throughout; updates from any thread, inside or outside a
- * read-side section; a node that left the table (del, replaced) freed
- * or reused only after a grace period (call_rcu(), synchronize_rcu()); an
- * add_unique that failed leaves its node unpublished: free it at once.
- * new and destroy not concurrent with anything on the table.
+ * count_nodes and is_node_deleted inside rcu_read_lock(), an iteration in
+ * one read-side section throughout (outside one, as liburcu tolerates, a
+ * call holds a section of its own, so that it is safe, but the node it
+ * returns is safe only if no thread can remove it meanwhile: a table that
+ * the caller alone still holds, at teardown); updates from any thread,
+ * inside or outside a read-side section; a node that left the table (del,
+ * replaced) freed or reused only after a grace period (call_rcu(),
+ * synchronize_rcu()); an add_unique that failed leaves its node
+ * unpublished: free it at once.  new and destroy not concurrent with
+ * anything on the table.
  *
  * What a reader may see (liburcu's guarantees, kept):
  * - A lookup finds a node present throughout it, never one absent
@@ -52,6 +55,8 @@
 #ifndef QUIESCE_OVERLAY_URCU_RCULFHASH_H
 #define QUIESCE_OVERLAY_URCU_RCULFHASH_H
 
+#include <urcu/compiler.h>
+
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,7 +76,7 @@ struct cds_lfht_node {
 	struct quiesce_rcuhash_node node;
 	uint64_t hash;		/* the hash it was added with */
 	uint64_t seq;		/* its number; QUIESCE_RCUHASH_SEQ_REMOVED once deleted */
-} __attribute__((aligned(8)));
+} __attribute__((__aligned__(8)));
 
 /* A position: the node returned last (NULL: none, or the end). */
 struct cds_lfht_iter {
@@ -208,8 +213,8 @@ static inline int cds_lfht_is_node_deleted(const struct cds_lfht_node *node)
 /* Resizes to new_size buckets (a power of two at least), whatever the flags. */
 QUIESCE_API void cds_lfht_resize(struct cds_lfht *ht, unsigned long new_size);
 
-/* The entry holding node, NULL for NULL (the iterators' end). */
-#define _cds_lfht_entry(node, type, member)						\
+/* The entry holding node, NULL for NULL (the iterators' end); liburcu 0.15. */
+#define cds_lfht_entry(node, type, member)						\
 	({										\
 		struct cds_lfht_node *cds_lfht_n_ = (node);				\
 		cds_lfht_n_ ? (type *)(void *)((char *)cds_lfht_n_ - offsetof(type, member)) \
@@ -230,17 +235,17 @@ QUIESCE_API void cds_lfht_resize(struct cds_lfht *ht, unsigned long new_size);
 
 #define cds_lfht_for_each_entry(ht, iter, pos, member)					\
 	for (cds_lfht_first(ht, iter),							\
-	     pos = _cds_lfht_entry(cds_lfht_iter_get_node(iter), __typeof__(*(pos)), member); \
+	     pos = cds_lfht_entry(cds_lfht_iter_get_node(iter), __typeof__(*(pos)), member); \
 	     cds_lfht_iter_get_node(iter) != NULL;					\
 	     cds_lfht_next(ht, iter),							\
-	     pos = _cds_lfht_entry(cds_lfht_iter_get_node(iter), __typeof__(*(pos)), member))
+	     pos = cds_lfht_entry(cds_lfht_iter_get_node(iter), __typeof__(*(pos)), member))
 
 #define cds_lfht_for_each_entry_duplicate(ht, hash, match, key, iter, pos, member)	\
 	for (cds_lfht_lookup(ht, hash, match, key, iter),				\
-	     pos = _cds_lfht_entry(cds_lfht_iter_get_node(iter), __typeof__(*(pos)), member); \
+	     pos = cds_lfht_entry(cds_lfht_iter_get_node(iter), __typeof__(*(pos)), member); \
 	     cds_lfht_iter_get_node(iter) != NULL;					\
 	     cds_lfht_next_duplicate(ht, match, key, iter),				\
-	     pos = _cds_lfht_entry(cds_lfht_iter_get_node(iter), __typeof__(*(pos)), member))
+	     pos = cds_lfht_entry(cds_lfht_iter_get_node(iter), __typeof__(*(pos)), member))
 
 #ifdef __cplusplus
 }

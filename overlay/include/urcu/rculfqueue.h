@@ -21,6 +21,11 @@
 #ifndef QUIESCE_OVERLAY_URCU_RCULFQUEUE_H
 #define QUIESCE_OVERLAY_URCU_RCULFQUEUE_H
 
+#include <urcu/arch.h>
+#include <urcu/compiler.h>
+#include <urcu-pointer.h>
+#include <urcu-call-rcu.h>
+
 #include <errno.h>
 
 #include <quiesce/wfqueue.h>

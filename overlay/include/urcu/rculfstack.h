@@ -11,6 +11,10 @@
 #ifndef QUIESCE_OVERLAY_URCU_RCULFSTACK_H
 #define QUIESCE_OVERLAY_URCU_RCULFSTACK_H
 
+#include <urcu/arch.h>
+#include <urcu/compiler.h>
+#include <urcu-pointer.h>
+
 #include <quiesce/stack.h>
 
 #ifdef __cplusplus

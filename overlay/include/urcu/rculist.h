@@ -18,6 +18,9 @@
 #ifndef QUIESCE_OVERLAY_URCU_RCULIST_H
 #define QUIESCE_OVERLAY_URCU_RCULIST_H
 
+#include <urcu/arch.h>
+#include <urcu-pointer.h>
+
 #include <urcu/list.h>
 
 #ifndef QUIESCE_NO_SHORT_NAMES

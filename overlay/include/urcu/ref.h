@@ -21,6 +21,10 @@
 #ifndef QUIESCE_OVERLAY_URCU_REF_H
 #define QUIESCE_OVERLAY_URCU_REF_H
 
+#include <urcu/arch.h>
+#include <urcu/compiler.h>
+#include <urcu/uatomic.h>
+
 #include <stdbool.h>
 
 #include <quiesce/ref.h>
@@ -37,7 +41,7 @@ static inline void urcu_ref_init(struct urcu_ref *ref)
 	quiesce_ref_init(ref);
 }
 
-static inline bool __attribute__((warn_unused_result)) urcu_ref_get_safe(struct urcu_ref *ref)
+static inline bool __attribute__((__warn_unused_result__)) urcu_ref_get_safe(struct urcu_ref *ref)
 {
 	return quiesce_ref_get_safe(ref);
 }

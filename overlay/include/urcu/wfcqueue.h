@@ -22,6 +22,9 @@
 #ifndef QUIESCE_OVERLAY_URCU_WFCQUEUE_H
 #define QUIESCE_OVERLAY_URCU_WFCQUEUE_H
 
+#include <urcu/arch.h>
+#include <urcu/uatomic.h>
+
 #include <stdbool.h>
 
 #include <urcu/compiler.h>

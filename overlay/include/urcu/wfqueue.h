@@ -10,6 +10,10 @@
 #ifndef QUIESCE_OVERLAY_URCU_WFQUEUE_H
 #define QUIESCE_OVERLAY_URCU_WFQUEUE_H
 
+#include <urcu/arch.h>
+#include <urcu/compiler.h>
+#include <urcu/uatomic.h>
+
 #include <quiesce/wfqueue.h>
 
 #ifdef __cplusplus

@@ -20,6 +20,9 @@
 #ifndef QUIESCE_OVERLAY_URCU_WFSTACK_H
 #define QUIESCE_OVERLAY_URCU_WFSTACK_H
 
+#include <urcu/arch.h>
+#include <urcu/uatomic.h>
+
 #include <stdbool.h>
 
 #include <urcu/compiler.h>

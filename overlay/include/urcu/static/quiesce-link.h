@@ -24,7 +24,7 @@ extern "C" {
 extern const int quiesce_urcu_linked;
 
 /* Never read: the relocation is the reference. */
-static const int *const quiesce_urcu_link_ref __attribute__((used)) = &quiesce_urcu_linked;
+static const int *const quiesce_urcu_link_ref __attribute__((__used__)) = &quiesce_urcu_linked;
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,11 @@
 #ifndef _URCU_STATIC_URCU_QSBR_QUIESCE_H
 #define _URCU_STATIC_URCU_QSBR_QUIESCE_H
 
+#include <urcu/debug.h>
+#include <urcu/futex.h>
+#include <urcu/list.h>
+#include <urcu/tls-compat.h>
+
 #ifndef QUIESCE_NO_SHORT_NAMES
 #define QUIESCE_NO_SHORT_NAMES
 #include <quiesce/rcu_qsbr.h>
@@ -33,19 +38,36 @@ static inline int _urcu_qsbr_read_ongoing(void)
 	return quiesce_qsbr_read_ongoing();
 }
 
+/*
+ * The thread states as liburcu's, which forgive what quiesce's own calls
+ * refuse: a quiescent state announced offline puts the thread online
+ * (liburcu stores the current phase whatever the state; BIND 9's event
+ * loop announces one, then goes offline, whether or not it came online
+ * since), going offline when not online does nothing, and coming online
+ * when online announces a quiescent state.  A thread that never
+ * registered still dies with a message where it would come online: its
+ * reads would be protected by nothing.
+ */
 static inline void _urcu_qsbr_quiescent_state(void)
 {
-	quiesce_qsbr_quiescent_state();
+	if (QUIESCE_UNLIKELY(quiesce_qsbr_reader_self.ctr == QUIESCE_QSBR_OFFLINE))
+		quiesce_qsbr_thread_online();
+	else
+		quiesce_qsbr_quiescent_state();
 }
 
 static inline void _urcu_qsbr_thread_offline(void)
 {
-	quiesce_qsbr_thread_offline();
+	if (QUIESCE_LIKELY(quiesce_qsbr_thread_online_p()))
+		quiesce_qsbr_thread_offline();
 }
 
 static inline void _urcu_qsbr_thread_online(void)
 {
-	quiesce_qsbr_thread_online();
+	if (QUIESCE_LIKELY(!quiesce_qsbr_thread_online_p()))
+		quiesce_qsbr_thread_online();
+	else
+		quiesce_qsbr_quiescent_state();
 }
 
 #endif /* _URCU_STATIC_URCU_QSBR_QUIESCE_H */

@@ -11,6 +11,11 @@
 #ifndef _URCU_STATIC_URCU_QUIESCE_H
 #define _URCU_STATIC_URCU_QUIESCE_H
 
+#include <urcu/debug.h>
+#include <urcu/futex.h>
+#include <urcu/list.h>
+#include <urcu/tls-compat.h>
+
 #ifndef QUIESCE_NO_SHORT_NAMES
 #define QUIESCE_NO_SHORT_NAMES
 #include <quiesce/rcu.h>
