@@ -1,11 +1,12 @@
 #!/bin/sh
 # Compiles every public header, and every header of the liburcu overlay in
 # both of liburcu's linking modes, alone in a file, with the warnings that
-# demanding programs build with and -Werror.  The file first includes
-# <stdnoreturn.h>, which makes "noreturn" a macro (BIND 9 does): an
-# attribute spelled without underscores would break there.  Programs add
-# these headers with -I, not as system headers, so their warnings would be
-# the program's.
+# demanding programs build with and -Werror; then again as C++ when a C++
+# compiler is installed (the headers declare extern "C").  The C file
+# first includes <stdnoreturn.h>, which makes "noreturn" a macro (BIND 9
+# does): an attribute spelled without underscores would break there.
+# Programs add these headers with -I, not as system headers, so their
+# warnings would be the program's.
 set -eu
 source=$1 compiler=$2
 work=$(mktemp -d)
@@ -14,12 +15,21 @@ flags="-std=gnu11 -Wall -Wextra -Wshadow -Wcast-qual -Wpointer-arith -Wmissing-p
 	-Wstrict-prototypes -Wundef -Wwrite-strings -Wvla -Werror"
 count=0
 
+cxx=$(command -v g++ || command -v clang++ || true)
+cxxflags="-std=gnu++17 -Wall -Wextra -Wshadow -Wcast-qual -Wpointer-arith -Wundef -Werror"
+
 check() { # header, extra flags...
 	header=$1
 	shift
 	printf '#include <stdnoreturn.h>\n#include <%s>\n' "$header" > "$work/t.c"
 	if ! "$compiler" $flags "$@" -c -o "$work/t.o" "$work/t.c" 2> "$work/err"; then
 		echo "$header $*:"; cat "$work/err"; exit 1
+	fi
+	count=$((count + 1))
+	[ -n "$cxx" ] || return 0
+	printf '#include <%s>\n' "$header" > "$work/t.cc"
+	if ! "$cxx" $cxxflags "$@" -c -o "$work/t.o" "$work/t.cc" 2> "$work/err"; then
+		echo "$header $* (C++):"; cat "$work/err"; exit 1
 	fi
 	count=$((count + 1))
 }

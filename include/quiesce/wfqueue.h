@@ -123,7 +123,7 @@ QUIESCE_API void quiesce_wfcq_wait_rcu_first(struct quiesce_wfcq_head *head,
  * enqueue to a deliberately broken one ("busted").
  */
 extern bool quiesce_test_busted_wfcq;
-bool quiesce_test_wfcq_busted_enqueue(struct quiesce_wfcq_head *head,
+bool quiesce_test_wfcq_busted_enqueue(struct quiesce_wfcq_node *head_node,
 				      struct quiesce_wfcq_tail *tail,
 				      struct quiesce_wfcq_node *node);
 /* Likewise for quiesce_wfcq_dequeue_rcu(). */
@@ -146,6 +146,26 @@ static inline void quiesce_wfcq_init(struct quiesce_wfcq_head *head,
 }
 
 /*
+ * The calls that take no lock reach the head through its node alone: the
+ * _quiesce_wfcq_* helpers below take &head->node, so that a head of
+ * another layout whose first member is the node (liburcu's mutex-less
+ * head, in the overlay) can use them as they are.
+ */
+static inline void _quiesce_wfcq_sc_init(struct quiesce_wfcq_node *head_node,
+					 struct quiesce_wfcq_tail *tail)
+{
+	head_node->next = NULL;
+	tail->p = head_node;
+}
+
+static inline bool _quiesce_wfcq_empty(struct quiesce_wfcq_node *head_node,
+				       struct quiesce_wfcq_tail *tail)
+{
+	/* The link first: it is the consumer's cache line, the tail is not. */
+	return QUIESCE_LOAD(&head_node->next) == NULL && QUIESCE_LOAD(&tail->p) == head_node;
+}
+
+/*
  * Empties the queue without touching the head's mutex: for a queue that
  * only sc_ calls use (never initialized with quiesce_wfcq_init(), then, it
  * has no mutex to destroy), or to forget the nodes that a consumer took by
@@ -155,8 +175,7 @@ static inline void quiesce_wfcq_init(struct quiesce_wfcq_head *head,
 static inline void quiesce_wfcq_sc_init(struct quiesce_wfcq_head *head,
 					struct quiesce_wfcq_tail *tail)
 {
-	head->node.next = NULL;
-	tail->p = &head->node;
+	_quiesce_wfcq_sc_init(&head->node, tail);
 }
 
 /* The queue must be empty; frees the head's mutex. */
@@ -174,8 +193,7 @@ static inline void quiesce_wfcq_destroy(struct quiesce_wfcq_head *head,
 static inline bool quiesce_wfcq_empty(struct quiesce_wfcq_head *head,
 				      struct quiesce_wfcq_tail *tail)
 {
-	/* The link first: it is the consumer's cache line, the tail is not. */
-	return QUIESCE_LOAD(&head->node.next) == NULL && QUIESCE_LOAD(&tail->p) == &head->node;
+	return _quiesce_wfcq_empty(&head->node, tail);
 }
 
 /* Holds the consumer side of the queue for a run of sc_ calls. */
@@ -197,7 +215,7 @@ static inline void quiesce_wfcq_dequeue_unlock(struct quiesce_wfcq_head *head,
  * Appends the chain first..last (last->next already NULL) behind the tail.
  * Returns false if the queue was empty before, true otherwise.
  */
-static inline bool _quiesce_wfcq_append(struct quiesce_wfcq_head *head,
+static inline bool _quiesce_wfcq_append(struct quiesce_wfcq_node *head_node,
 					struct quiesce_wfcq_tail *tail,
 					struct quiesce_wfcq_node *first,
 					struct quiesce_wfcq_node *last)
@@ -217,24 +235,31 @@ static inline bool _quiesce_wfcq_append(struct quiesce_wfcq_head *head,
 	 * acquire load of prev->next by the consumer that follows it.
 	 */
 	__atomic_store_n(&prev->next, first, __ATOMIC_RELEASE);
-	return prev != &head->node;
+	return prev != head_node;
 }
 
 /*
  * Enqueues node.  Any thread; wait-free.  Returns false if the queue was
  * empty before (a sleeping consumer needs a wake-up), true otherwise.
  */
+static inline bool _quiesce_wfcq_enqueue(struct quiesce_wfcq_node *head_node,
+					 struct quiesce_wfcq_tail *tail,
+					 struct quiesce_wfcq_node *node)
+{
+#ifdef QUIESCE_TEST_WFCQ_HOOKS
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_wfcq)))
+		return quiesce_test_wfcq_busted_enqueue(head_node, tail, node);
+#endif
+	/* Ordered before the node's publication by the exchange's release. */
+	QUIESCE_STORE(&node->next, NULL);
+	return _quiesce_wfcq_append(head_node, tail, node, node);
+}
+
 static inline bool quiesce_wfcq_enqueue(struct quiesce_wfcq_head *head,
 					struct quiesce_wfcq_tail *tail,
 					struct quiesce_wfcq_node *node)
 {
-#ifdef QUIESCE_TEST_WFCQ_HOOKS
-	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_wfcq)))
-		return quiesce_test_wfcq_busted_enqueue(head, tail, node);
-#endif
-	/* Ordered before the node's publication by the exchange's release. */
-	QUIESCE_STORE(&node->next, NULL);
-	return _quiesce_wfcq_append(head, tail, node, node);
+	return _quiesce_wfcq_enqueue(&head->node, tail, node);
 }
 
 /*
@@ -254,24 +279,22 @@ static inline struct quiesce_wfcq_node *_quiesce_wfcq_sync_next(struct quiesce_w
 	return (struct quiesce_wfcq_node *)quiesce_ds_wait_link((void *const *)&node->next);
 }
 
-static inline struct quiesce_wfcq_node *_quiesce_wfcq_first(struct quiesce_wfcq_head *head,
+static inline struct quiesce_wfcq_node *_quiesce_wfcq_first(struct quiesce_wfcq_node *head_node,
 							    struct quiesce_wfcq_tail *tail,
 							    bool blocking)
 {
-	if (quiesce_wfcq_empty(head, tail))
+	if (_quiesce_wfcq_empty(head_node, tail))
 		return NULL;
-	return _quiesce_wfcq_sync_next(&head->node, blocking);
+	return _quiesce_wfcq_sync_next(head_node, blocking);
 }
 
-static inline struct quiesce_wfcq_node *_quiesce_wfcq_next(struct quiesce_wfcq_head *head,
-							   struct quiesce_wfcq_tail *tail,
+static inline struct quiesce_wfcq_node *_quiesce_wfcq_next(struct quiesce_wfcq_tail *tail,
 							   struct quiesce_wfcq_node *node,
 							   bool blocking)
 {
 	/* Acquire: pairs with the link store's release, for next's contents. */
 	struct quiesce_wfcq_node *next = QUIESCE_LOAD_ACQUIRE(&node->next);
 
-	(void)head;
 	if (QUIESCE_LIKELY(next != NULL))
 		return next;
 	/*
@@ -284,7 +307,7 @@ static inline struct quiesce_wfcq_node *_quiesce_wfcq_next(struct quiesce_wfcq_h
 	return _quiesce_wfcq_sync_next(node, blocking);
 }
 
-static inline struct quiesce_wfcq_node *_quiesce_wfcq_dequeue(struct quiesce_wfcq_head *head,
+static inline struct quiesce_wfcq_node *_quiesce_wfcq_dequeue(struct quiesce_wfcq_node *head_node,
 							      struct quiesce_wfcq_tail *tail,
 							      int *state, bool blocking)
 {
@@ -292,7 +315,7 @@ static inline struct quiesce_wfcq_node *_quiesce_wfcq_dequeue(struct quiesce_wfc
 
 	if (state)
 		*state = 0;
-	node = _quiesce_wfcq_first(head, tail, blocking);
+	node = _quiesce_wfcq_first(head_node, tail, blocking);
 	if (node == NULL || node == QUIESCE_WFCQ_WOULDBLOCK)
 		return node;
 	next = QUIESCE_LOAD_ACQUIRE(&node->next);	/* pairs as in _next() */
@@ -303,11 +326,11 @@ static inline struct quiesce_wfcq_node *_quiesce_wfcq_dequeue(struct quiesce_wfc
 		 * node meanwhile.  The head's link is cleared first; the
 		 * compare-exchange's release orders that before the tail
 		 * change and pairs with the acquire of the exchange of the
-		 * next enqueuer, whose store into head->node.next must win.
+		 * next enqueuer, whose store into head_node->next must win.
 		 */
-		QUIESCE_STORE(&head->node.next, NULL);
+		QUIESCE_STORE(&head_node->next, NULL);
 		expected = node;
-		if (__atomic_compare_exchange_n(&tail->p, &expected, &head->node, false,
+		if (__atomic_compare_exchange_n(&tail->p, &expected, head_node, false,
 						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 			if (state)
 				*state |= QUIESCE_WFCQ_STATE_LAST;
@@ -317,11 +340,11 @@ static inline struct quiesce_wfcq_node *_quiesce_wfcq_dequeue(struct quiesce_wfc
 		next = _quiesce_wfcq_sync_next(node, blocking);
 		if (next == QUIESCE_WFCQ_WOULDBLOCK) {
 			/* Back as it was: node stays first. */
-			QUIESCE_STORE(&head->node.next, node);
+			QUIESCE_STORE(&head_node->next, node);
 			return QUIESCE_WFCQ_WOULDBLOCK;
 		}
 	}
-	QUIESCE_STORE(&head->node.next, next);
+	QUIESCE_STORE(&head_node->next, next);
 	return node;
 }
 
@@ -335,38 +358,38 @@ static inline struct quiesce_wfcq_node *_quiesce_wfcq_dequeue(struct quiesce_wfc
 static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_dequeue_blocking(struct quiesce_wfcq_head *head,
 									 struct quiesce_wfcq_tail *tail)
 {
-	return _quiesce_wfcq_dequeue(head, tail, NULL, true);
+	return _quiesce_wfcq_dequeue(&head->node, tail, NULL, true);
 }
 
 static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_dequeue_nonblocking(struct quiesce_wfcq_head *head,
 									    struct quiesce_wfcq_tail *tail)
 {
-	return _quiesce_wfcq_dequeue(head, tail, NULL, false);
+	return _quiesce_wfcq_dequeue(&head->node, tail, NULL, false);
 }
 
 static inline struct quiesce_wfcq_node *
 quiesce_wfcq_sc_dequeue_with_state_blocking(struct quiesce_wfcq_head *head,
 					    struct quiesce_wfcq_tail *tail, int *state)
 {
-	return _quiesce_wfcq_dequeue(head, tail, state, true);
+	return _quiesce_wfcq_dequeue(&head->node, tail, state, true);
 }
 
 static inline struct quiesce_wfcq_node *
 quiesce_wfcq_sc_dequeue_with_state_nonblocking(struct quiesce_wfcq_head *head,
 					       struct quiesce_wfcq_tail *tail, int *state)
 {
-	return _quiesce_wfcq_dequeue(head, tail, state, false);
+	return _quiesce_wfcq_dequeue(&head->node, tail, state, false);
 }
 
-static inline enum quiesce_wfcq_ret _quiesce_wfcq_splice(struct quiesce_wfcq_head *dest_head,
+static inline enum quiesce_wfcq_ret _quiesce_wfcq_splice(struct quiesce_wfcq_node *dest_node,
 							 struct quiesce_wfcq_tail *dest_tail,
-							 struct quiesce_wfcq_head *src_head,
+							 struct quiesce_wfcq_node *src_node,
 							 struct quiesce_wfcq_tail *src_tail,
 							 bool blocking)
 {
 	struct quiesce_wfcq_node *first, *last;
 
-	first = _quiesce_wfcq_first(src_head, src_tail, blocking);
+	first = _quiesce_wfcq_first(src_node, src_tail, blocking);
 	if (first == NULL)
 		return QUIESCE_WFCQ_RET_SRC_EMPTY;
 	if (first == QUIESCE_WFCQ_WOULDBLOCK)
@@ -375,15 +398,15 @@ static inline enum quiesce_wfcq_ret _quiesce_wfcq_splice(struct quiesce_wfcq_hea
 	 * Empty the source: its head's link first, then its tail.  The
 	 * exchange's release orders the two and pairs with the acquire of the
 	 * exchange of the next enqueuer on the source, whose link store into
-	 * src_head->node.next must come after our clearing.  Its acquire
+	 * src_node->next must come after our clearing.  Its acquire
 	 * pairs with the release of the exchange of the enqueuer of last, so
 	 * that last->next (NULL) is known cleared before we republish it.
 	 * Enqueuers that swapped the source's tail before us are in the chain
 	 * first..last, linked or about to be.
 	 */
-	QUIESCE_STORE(&src_head->node.next, NULL);
-	last = __atomic_exchange_n(&src_tail->p, &src_head->node, __ATOMIC_ACQ_REL);
-	return _quiesce_wfcq_append(dest_head, dest_tail, first, last) ?
+	QUIESCE_STORE(&src_node->next, NULL);
+	last = __atomic_exchange_n(&src_tail->p, src_node, __ATOMIC_ACQ_REL);
+	return _quiesce_wfcq_append(dest_node, dest_tail, first, last) ?
 		QUIESCE_WFCQ_RET_DEST_NON_EMPTY : QUIESCE_WFCQ_RET_DEST_EMPTY;
 }
 
@@ -398,7 +421,7 @@ static inline enum quiesce_wfcq_ret quiesce_wfcq_sc_splice_blocking(struct quies
 								    struct quiesce_wfcq_head *src_head,
 								    struct quiesce_wfcq_tail *src_tail)
 {
-	return _quiesce_wfcq_splice(dest_head, dest_tail, src_head, src_tail, true);
+	return _quiesce_wfcq_splice(&dest_head->node, dest_tail, &src_head->node, src_tail, true);
 }
 
 static inline enum quiesce_wfcq_ret quiesce_wfcq_sc_splice_nonblocking(struct quiesce_wfcq_head *dest_head,
@@ -406,7 +429,7 @@ static inline enum quiesce_wfcq_ret quiesce_wfcq_sc_splice_nonblocking(struct qu
 								       struct quiesce_wfcq_head *src_head,
 								       struct quiesce_wfcq_tail *src_tail)
 {
-	return _quiesce_wfcq_splice(dest_head, dest_tail, src_head, src_tail, false);
+	return _quiesce_wfcq_splice(&dest_head->node, dest_tail, &src_head->node, src_tail, false);
 }
 
 /* Any consumer: the same, under the head's mutex (src's for a splice). */
@@ -417,7 +440,7 @@ static inline struct quiesce_wfcq_node *quiesce_wfcq_dequeue_with_state_blocking
 	struct quiesce_wfcq_node *node;
 
 	quiesce_wfcq_dequeue_lock(head, tail);
-	node = _quiesce_wfcq_dequeue(head, tail, state, true);
+	node = _quiesce_wfcq_dequeue(&head->node, tail, state, true);
 	quiesce_wfcq_dequeue_unlock(head, tail);
 	return node;
 }
@@ -503,7 +526,7 @@ static inline struct quiesce_wfcq_node *quiesce_wfcq_dequeue_rcu(struct quiesce_
 		 * restore the head's.  Release: pairs with the acquire load
 		 * at the top, passing on the enqueuer's release.
 		 */
-		next = quiesce_ds_wait_link((void *const *)&first->next);
+		next = (struct quiesce_wfcq_node *)quiesce_ds_wait_link((void *const *)&first->next);
 		__atomic_store_n(&head->node.next, next, __ATOMIC_RELEASE);
 		return first;
 	}
@@ -517,27 +540,29 @@ static inline struct quiesce_wfcq_node *quiesce_wfcq_dequeue_rcu(struct quiesce_
 static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_first_blocking(struct quiesce_wfcq_head *head,
 								       struct quiesce_wfcq_tail *tail)
 {
-	return _quiesce_wfcq_first(head, tail, true);
+	return _quiesce_wfcq_first(&head->node, tail, true);
 }
 
 static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_first_nonblocking(struct quiesce_wfcq_head *head,
 									  struct quiesce_wfcq_tail *tail)
 {
-	return _quiesce_wfcq_first(head, tail, false);
+	return _quiesce_wfcq_first(&head->node, tail, false);
 }
 
 static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_next_blocking(struct quiesce_wfcq_head *head,
 								      struct quiesce_wfcq_tail *tail,
 								      struct quiesce_wfcq_node *node)
 {
-	return _quiesce_wfcq_next(head, tail, node, true);
+	(void)head;
+	return _quiesce_wfcq_next(tail, node, true);
 }
 
 static inline struct quiesce_wfcq_node *quiesce_wfcq_sc_next_nonblocking(struct quiesce_wfcq_head *head,
 									 struct quiesce_wfcq_tail *tail,
 									 struct quiesce_wfcq_node *node)
 {
-	return _quiesce_wfcq_next(head, tail, node, false);
+	(void)head;
+	return _quiesce_wfcq_next(tail, node, false);
 }
 
 /* Visits every node, leaving them queued. */

@@ -8,9 +8,10 @@
  * each producer's nodes in the order they were enqueued, and splice must
  * return liburcu's codes.  The control, quiesce's enqueue that publishes a
  * node before clearing its link, must be caught (nodes lost or taken
- * twice, or a consumer lost in freed memory).  cds_lfq: the same exactly-once and per-producer
- * order, under rcu_read_lock(), nodes freed through call_rcu() and
- * poisoned there, and destroy's -EPERM while not empty.
+ * twice, or a consumer lost in freed memory).  cds_lfq: the same
+ * exactly-once and per-producer order, under rcu_read_lock(), nodes freed
+ * through call_rcu() and poisoned there, and destroy's -EPERM while not
+ * empty.
  */
 /* Before any header: the busted enqueue of quiesce/wfqueue.h. */
 #define QUIESCE_TEST_WFCQ_HOOKS
@@ -115,8 +116,12 @@ static void *splicer(void *arg)
 	__cds_wfcq_init(&mine, &mine_tail);
 	while (!atomic_load(&stop) && atomic_load(&taken) < TOTAL) {
 		struct cds_wfcq_node *n, *next;
-		enum cds_wfcq_ret ret = cds_wfcq_splice_blocking((struct cds_wfcq_head *)&mine, &mine_tail,
-								 &head, &tail);
+		enum cds_wfcq_ret ret;
+
+		/* Into the head without a mutex: the source's lock, held by hand. */
+		cds_wfcq_dequeue_lock(&head, &tail);
+		ret = __cds_wfcq_splice_blocking(&mine, &mine_tail, &head, &tail);
+		cds_wfcq_dequeue_unlock(&head, &tail);
 
 		if (ret == CDS_WFCQ_RET_SRC_EMPTY)
 			continue;
@@ -308,6 +313,9 @@ static void lfq_mpmc(void)
 
 int main(void)
 {
+	/* liburcu's layout, which BIND 9 asserts: the head without a mutex is its node. */
+	CHECK(sizeof(struct __cds_wfcq_head) == sizeof(struct cds_wfcq_node),
+	      "struct __cds_wfcq_head is %zu bytes", sizeof(struct __cds_wfcq_head));
 	wfcq_codes();
 	wfq_codes();
 	wfcq_mpmc(NULL);

@@ -99,7 +99,7 @@ bool quiesce_test_busted_wfcq;
  * follows its stale next; an enqueuer that links behind it is overwritten
  * and lost.  The stress test and the torture type must catch it.
  */
-bool quiesce_test_wfcq_busted_enqueue(struct quiesce_wfcq_head *head,
+bool quiesce_test_wfcq_busted_enqueue(struct quiesce_wfcq_node *head_node,
 				      struct quiesce_wfcq_tail *tail,
 				      struct quiesce_wfcq_node *node)
 {
@@ -110,7 +110,7 @@ bool quiesce_test_wfcq_busted_enqueue(struct quiesce_wfcq_head *head,
 		quiesce_cpu_relax();
 	sched_yield();
 	QUIESCE_STORE(&node->next, NULL);
-	return prev != &head->node;
+	return prev != head_node;
 }
 
 bool quiesce_test_busted_wfcq_rcu;

@@ -4,12 +4,14 @@
  *
  * The types are quiesce's: struct cds_wfcq_node, cds_wfcq_head and
  * cds_wfcq_tail are struct quiesce_wfcq_node, quiesce_wfcq_head and
- * quiesce_wfcq_tail.  struct __cds_wfcq_head (liburcu's head without a
- * mutex, for callers that exclude each other themselves) is the same
- * struct quiesce_wfcq_head, so the one pointer type serves every call and
- * cds_wfcq_head_ptr_t is a plain pointer rather than liburcu's transparent
- * union; __cds_wfcq_init() leaves its mutex untouched, and such a head
- * needs no cds_wfcq_destroy().
+ * quiesce_wfcq_tail.  struct __cds_wfcq_head, liburcu's head without a
+ * mutex for callers that exclude each other themselves, is liburcu's too:
+ * the node alone, one word (BIND 9 packs one into a cache line and asserts
+ * the layout).  The calls that take either head take cds_wfcq_head_ptr_t,
+ * liburcu's transparent union of the two pointers (in C++, a union that
+ * converts from either); they are the calls that touch no mutex (enqueue,
+ * empty, the __cds_ consumer calls), and quiesce's forms of those take the
+ * head's node, the first member of both (urcu_wfcq_head_node()).
  *
  * Each call is quiesce's: cds_wfcq_X is quiesce_wfcq_X and __cds_wfcq_X is
  * quiesce_wfcq_sc_X, with the same arguments, return values
@@ -26,6 +28,7 @@
 #include <urcu/uatomic.h>
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <urcu/compiler.h>
 #include <quiesce/wfqueue.h>
@@ -36,11 +39,43 @@ extern "C" {
 
 #define cds_wfcq_node quiesce_wfcq_node
 #define cds_wfcq_head quiesce_wfcq_head
-#define __cds_wfcq_head quiesce_wfcq_head
 #define cds_wfcq_tail quiesce_wfcq_tail
 #define cds_wfcq_ret quiesce_wfcq_ret
 
-typedef struct quiesce_wfcq_head *cds_wfcq_head_ptr_t;
+struct __cds_wfcq_head {
+	struct cds_wfcq_node node;
+};
+
+#ifndef __cplusplus
+typedef union {
+	struct __cds_wfcq_head *_h;
+	struct cds_wfcq_head *h;
+} __attribute__((__transparent_union__)) cds_wfcq_head_ptr_t;
+#else
+typedef union cds_wfcq_head_ptr {
+	struct __cds_wfcq_head *_h;
+	struct cds_wfcq_head *h;
+
+	cds_wfcq_head_ptr(struct __cds_wfcq_head *head) : _h(head) {}
+	cds_wfcq_head_ptr(struct cds_wfcq_head *head) : h(head) {}
+} cds_wfcq_head_ptr_t;
+#endif
+
+/*
+ * The node of either head, which is all the calls that take no lock use
+ * (quiesce's _quiesce_wfcq_* helpers take it): the first member of both,
+ * so the address is the same whichever member of the union holds it.
+ */
+static inline struct cds_wfcq_node *urcu_wfcq_head_node(cds_wfcq_head_ptr_t head)
+{
+	return &head._h->node;
+}
+
+#ifndef __cplusplus
+_Static_assert(offsetof(struct __cds_wfcq_head, node) == 0 &&
+		       offsetof(struct quiesce_wfcq_head, node) == 0,
+	       "the node leads both heads");
+#endif
 
 #define CDS_WFCQ_WOULDBLOCK QUIESCE_WFCQ_WOULDBLOCK
 #define CDS_WFCQ_RET_WOULDBLOCK QUIESCE_WFCQ_RET_WOULDBLOCK
@@ -54,12 +89,24 @@ enum cds_wfcq_state {
 
 static inline cds_wfcq_head_ptr_t __cds_wfcq_head_cast(struct __cds_wfcq_head *head)
 {
+#ifdef __cplusplus
 	return head;
+#else
+	cds_wfcq_head_ptr_t ret = { ._h = head };
+
+	return ret;
+#endif
 }
 
 static inline cds_wfcq_head_ptr_t cds_wfcq_head_cast(struct cds_wfcq_head *head)
 {
+#ifdef __cplusplus
 	return head;
+#else
+	cds_wfcq_head_ptr_t ret = { .h = head };
+
+	return ret;
+#endif
 }
 
 static inline void cds_wfcq_node_init(struct cds_wfcq_node *node)
@@ -74,7 +121,7 @@ static inline void cds_wfcq_init(struct cds_wfcq_head *head, struct cds_wfcq_tai
 
 static inline void __cds_wfcq_init(struct __cds_wfcq_head *head, struct cds_wfcq_tail *tail)
 {
-	quiesce_wfcq_sc_init(head, tail);
+	_quiesce_wfcq_sc_init(&head->node, tail);
 }
 
 static inline void cds_wfcq_destroy(struct cds_wfcq_head *head, struct cds_wfcq_tail *tail)
@@ -84,7 +131,7 @@ static inline void cds_wfcq_destroy(struct cds_wfcq_head *head, struct cds_wfcq_
 
 static inline bool cds_wfcq_empty(cds_wfcq_head_ptr_t head, struct cds_wfcq_tail *tail)
 {
-	return quiesce_wfcq_empty(head, tail);
+	return _quiesce_wfcq_empty(urcu_wfcq_head_node(head), tail);
 }
 
 static inline void cds_wfcq_dequeue_lock(struct cds_wfcq_head *head, struct cds_wfcq_tail *tail)
@@ -101,7 +148,7 @@ static inline void cds_wfcq_dequeue_unlock(struct cds_wfcq_head *head, struct cd
 static inline bool cds_wfcq_enqueue(cds_wfcq_head_ptr_t head, struct cds_wfcq_tail *tail,
 				    struct cds_wfcq_node *node)
 {
-	return quiesce_wfcq_enqueue(head, tail, node);
+	return _quiesce_wfcq_enqueue(urcu_wfcq_head_node(head), tail, node);
 }
 
 static inline struct cds_wfcq_node *cds_wfcq_dequeue_blocking(struct cds_wfcq_head *head,
@@ -128,27 +175,27 @@ static inline enum cds_wfcq_ret cds_wfcq_splice_blocking(struct cds_wfcq_head *d
 static inline struct cds_wfcq_node *__cds_wfcq_dequeue_blocking(cds_wfcq_head_ptr_t head,
 								struct cds_wfcq_tail *tail)
 {
-	return quiesce_wfcq_sc_dequeue_blocking(head, tail);
+	return _quiesce_wfcq_dequeue(urcu_wfcq_head_node(head), tail, NULL, true);
 }
 
 static inline struct cds_wfcq_node *__cds_wfcq_dequeue_nonblocking(cds_wfcq_head_ptr_t head,
 								   struct cds_wfcq_tail *tail)
 {
-	return quiesce_wfcq_sc_dequeue_nonblocking(head, tail);
+	return _quiesce_wfcq_dequeue(urcu_wfcq_head_node(head), tail, NULL, false);
 }
 
 static inline struct cds_wfcq_node *
 __cds_wfcq_dequeue_with_state_blocking(cds_wfcq_head_ptr_t head, struct cds_wfcq_tail *tail,
 				       int *state)
 {
-	return quiesce_wfcq_sc_dequeue_with_state_blocking(head, tail, state);
+	return _quiesce_wfcq_dequeue(urcu_wfcq_head_node(head), tail, state, true);
 }
 
 static inline struct cds_wfcq_node *
 __cds_wfcq_dequeue_with_state_nonblocking(cds_wfcq_head_ptr_t head, struct cds_wfcq_tail *tail,
 					  int *state)
 {
-	return quiesce_wfcq_sc_dequeue_with_state_nonblocking(head, tail, state);
+	return _quiesce_wfcq_dequeue(urcu_wfcq_head_node(head), tail, state, false);
 }
 
 static inline enum cds_wfcq_ret __cds_wfcq_splice_blocking(cds_wfcq_head_ptr_t dest_q_head,
@@ -156,7 +203,8 @@ static inline enum cds_wfcq_ret __cds_wfcq_splice_blocking(cds_wfcq_head_ptr_t d
 							   cds_wfcq_head_ptr_t src_q_head,
 							   struct cds_wfcq_tail *src_q_tail)
 {
-	return quiesce_wfcq_sc_splice_blocking(dest_q_head, dest_q_tail, src_q_head, src_q_tail);
+	return _quiesce_wfcq_splice(urcu_wfcq_head_node(dest_q_head), dest_q_tail,
+				    urcu_wfcq_head_node(src_q_head), src_q_tail, true);
 }
 
 static inline enum cds_wfcq_ret __cds_wfcq_splice_nonblocking(cds_wfcq_head_ptr_t dest_q_head,
@@ -164,33 +212,36 @@ static inline enum cds_wfcq_ret __cds_wfcq_splice_nonblocking(cds_wfcq_head_ptr_
 							      cds_wfcq_head_ptr_t src_q_head,
 							      struct cds_wfcq_tail *src_q_tail)
 {
-	return quiesce_wfcq_sc_splice_nonblocking(dest_q_head, dest_q_tail, src_q_head, src_q_tail);
+	return _quiesce_wfcq_splice(urcu_wfcq_head_node(dest_q_head), dest_q_tail,
+				    urcu_wfcq_head_node(src_q_head), src_q_tail, false);
 }
 
 static inline struct cds_wfcq_node *__cds_wfcq_first_blocking(cds_wfcq_head_ptr_t head,
 							      struct cds_wfcq_tail *tail)
 {
-	return quiesce_wfcq_sc_first_blocking(head, tail);
+	return _quiesce_wfcq_first(urcu_wfcq_head_node(head), tail, true);
 }
 
 static inline struct cds_wfcq_node *__cds_wfcq_first_nonblocking(cds_wfcq_head_ptr_t head,
 								 struct cds_wfcq_tail *tail)
 {
-	return quiesce_wfcq_sc_first_nonblocking(head, tail);
+	return _quiesce_wfcq_first(urcu_wfcq_head_node(head), tail, false);
 }
 
 static inline struct cds_wfcq_node *__cds_wfcq_next_blocking(cds_wfcq_head_ptr_t head,
 							     struct cds_wfcq_tail *tail,
 							     struct cds_wfcq_node *node)
 {
-	return quiesce_wfcq_sc_next_blocking(head, tail, node);
+	(void)head;
+	return _quiesce_wfcq_next(tail, node, true);
 }
 
 static inline struct cds_wfcq_node *__cds_wfcq_next_nonblocking(cds_wfcq_head_ptr_t head,
 								struct cds_wfcq_tail *tail,
 								struct cds_wfcq_node *node)
 {
-	return quiesce_wfcq_sc_next_nonblocking(head, tail, node);
+	(void)head;
+	return _quiesce_wfcq_next(tail, node, false);
 }
 
 /*
@@ -210,11 +261,16 @@ static inline struct cds_wfcq_node *cds_wfcq_next_blocking(struct cds_wfcq_head 
 	return quiesce_wfcq_sc_next_blocking(head, tail, node);
 }
 
-#define __cds_wfcq_for_each_blocking(head, tail, node) \
-	quiesce_wfcq_sc_for_each_blocking(head, tail, node)
+/* Either head, as the calls they make. */
+#define __cds_wfcq_for_each_blocking(head, tail, node)				\
+	for ((node) = __cds_wfcq_first_blocking(head, tail); (node) != NULL;	\
+	     (node) = __cds_wfcq_next_blocking(head, tail, node))
 
-#define __cds_wfcq_for_each_blocking_safe(head, tail, node, n) \
-	quiesce_wfcq_sc_for_each_blocking_safe(head, tail, node, n)
+#define __cds_wfcq_for_each_blocking_safe(head, tail, node, n)			\
+	for ((node) = __cds_wfcq_first_blocking(head, tail),			\
+	     (n) = (node) ? __cds_wfcq_next_blocking(head, tail, node) : NULL;	\
+	     (node) != NULL;							\
+	     (node) = (n), (n) = (node) ? __cds_wfcq_next_blocking(head, tail, node) : NULL)
 
 #ifdef __cplusplus
 }
