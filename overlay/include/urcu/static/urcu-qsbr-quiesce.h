@@ -50,7 +50,15 @@ static inline int _urcu_qsbr_read_ongoing(void)
  */
 static inline void _urcu_qsbr_quiescent_state(void)
 {
-	if (QUIESCE_UNLIKELY(quiesce_qsbr_reader_self.ctr == QUIESCE_QSBR_OFFLINE))
+	/*
+	 * The fast path is quiesce_qsbr_quiescent_state()'s load and compare
+	 * (relaxed, for the reason given there); an offline counter never
+	 * equals a phase, so the offline case costs nothing until then.
+	 */
+	if (QUIESCE_LIKELY(QUIESCE_LOAD(&quiesce_qsbr_gp_word.phase) ==
+			   quiesce_qsbr_reader_self.ctr))
+		return;
+	if (quiesce_qsbr_reader_self.ctr == QUIESCE_QSBR_OFFLINE)
 		quiesce_qsbr_thread_online();
 	else
 		quiesce_qsbr_quiescent_state();
