@@ -9,6 +9,8 @@
 
 #include <assert.h>
 
+#include <urcu/config.h>
+
 /* Type-checks an expression without evaluating it. */
 #define _urcu_use_expression(_expr) ((void)sizeof((void)(_expr), 0))
 

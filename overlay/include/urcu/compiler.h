@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include <urcu/config.h>
+
 #define caa_likely(x) __builtin_expect(!!(x), 1)
 #define caa_unlikely(x) __builtin_expect(!!(x), 0)
 

@@ -6,6 +6,7 @@
 #define _URCU_DEBUG_H
 
 #include <urcu/assert.h>
+#include <urcu/config.h>
 
 #define urcu_assert(_cond) urcu_assert_debug(_cond)
 

@@ -108,4 +108,12 @@ static inline struct cds_lfs_head *__cds_lfs_pop_all(cds_lfs_stack_ptr_t s)
 }
 #endif
 
+/*
+ * With _LGPL_SOURCE, liburcu's header includes its inline version, and what
+ * that brings (its _cds_ names, <poll.h>) comes with it.
+ */
+#ifdef _LGPL_SOURCE
+#include <urcu/static/lfstack.h>
+#endif
+
 #endif /* QUIESCE_OVERLAY_URCU_LFSTACK_H */

@@ -56,6 +56,7 @@
 #define QUIESCE_OVERLAY_URCU_RCULFHASH_H
 
 #include <urcu/compiler.h>
+#include <urcu/config.h>
 
 #include <pthread.h>
 #include <stddef.h>

@@ -82,4 +82,12 @@ static inline struct cds_lfq_node_rcu *cds_lfq_dequeue_rcu(struct cds_lfq_queue_
 }
 #endif
 
+/*
+ * With _LGPL_SOURCE, liburcu's header includes its inline version, and what
+ * that brings (its _cds_ names, <poll.h>) comes with it.
+ */
+#ifdef _LGPL_SOURCE
+#include <urcu/static/rculfqueue.h>
+#endif
+
 #endif /* QUIESCE_OVERLAY_URCU_RCULFQUEUE_H */

@@ -48,4 +48,12 @@ static inline struct cds_lfs_node_rcu *cds_lfs_pop_rcu(struct cds_lfs_stack_rcu 
 }
 #endif
 
+/*
+ * With _LGPL_SOURCE, liburcu's header includes its inline version, and what
+ * that brings (its _cds_ names, <poll.h>) comes with it.
+ */
+#ifdef _LGPL_SOURCE
+#include <urcu/static/rculfstack.h>
+#endif
+
 #endif /* QUIESCE_OVERLAY_URCU_RCULFSTACK_H */

@@ -22,10 +22,14 @@
 #define QUIESCE_OVERLAY_URCU_REF_H
 
 #include <urcu/arch.h>
+#include <urcu/assert.h>
 #include <urcu/compiler.h>
 #include <urcu/uatomic.h>
 
+#include <assert.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include <quiesce/ref.h>
 

@@ -23,6 +23,8 @@
 #include <urcu/arch.h>
 #include <urcu/system.h>
 
+#include <stdlib.h>	/* liburcu 0.15's brings it */
+
 enum cmm_memorder {
 	CMM_RELAXED = __ATOMIC_RELAXED,
 	CMM_CONSUME = __ATOMIC_CONSUME,

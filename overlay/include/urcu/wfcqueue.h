@@ -27,6 +27,7 @@
 #include <urcu/arch.h>
 #include <urcu/uatomic.h>
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -274,6 +275,14 @@ static inline struct cds_wfcq_node *cds_wfcq_next_blocking(struct cds_wfcq_head 
 
 #ifdef __cplusplus
 }
+#endif
+
+/*
+ * With _LGPL_SOURCE, liburcu's header includes its inline version, and what
+ * that brings (its _cds_ names, <poll.h>) comes with it.
+ */
+#ifdef _LGPL_SOURCE
+#include <urcu/static/wfcqueue.h>
 #endif
 
 #endif /* QUIESCE_OVERLAY_URCU_WFCQUEUE_H */

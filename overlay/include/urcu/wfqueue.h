@@ -14,6 +14,8 @@
 #include <urcu/compiler.h>
 #include <urcu/uatomic.h>
 
+#include <assert.h>
+
 #include <quiesce/wfqueue.h>
 
 #ifdef __cplusplus
@@ -59,6 +61,14 @@ static inline struct cds_wfq_node *cds_wfq_dequeue_blocking(struct cds_wfq_queue
 
 #ifdef __cplusplus
 }
+#endif
+
+/*
+ * With _LGPL_SOURCE, liburcu's header includes its inline version, and what
+ * that brings (its _cds_ names, <poll.h>) comes with it.
+ */
+#ifdef _LGPL_SOURCE
+#include <urcu/static/wfqueue.h>
 #endif
 
 #endif /* QUIESCE_OVERLAY_URCU_WFQUEUE_H */

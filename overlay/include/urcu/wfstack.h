@@ -23,6 +23,7 @@
 #include <urcu/arch.h>
 #include <urcu/uatomic.h>
 
+#include <assert.h>
 #include <stdbool.h>
 
 #include <urcu/compiler.h>
@@ -151,6 +152,14 @@ static inline struct cds_wfs_node *cds_wfs_next_nonblocking(struct cds_wfs_node 
 
 #ifdef __cplusplus
 }
+#endif
+
+/*
+ * With _LGPL_SOURCE, liburcu's header includes its inline version, and what
+ * that brings (its _cds_ names, <poll.h>) comes with it.
+ */
+#ifdef _LGPL_SOURCE
+#include <urcu/static/wfstack.h>
 #endif
 
 #endif /* QUIESCE_OVERLAY_URCU_WFSTACK_H */

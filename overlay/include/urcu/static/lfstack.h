@@ -7,6 +7,9 @@
 #ifndef QUIESCE_OVERLAY_URCU_STATIC_LFSTACK_H
 #define QUIESCE_OVERLAY_URCU_STATIC_LFSTACK_H
 
+#include <assert.h>
+#include <urcu/assert.h>
+
 #include <urcu/lfstack.h>
 
 #define ___cds_lfs_init __cds_lfs_init

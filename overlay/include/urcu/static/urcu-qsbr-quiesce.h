@@ -9,6 +9,8 @@
 #ifndef _URCU_STATIC_URCU_QSBR_QUIESCE_H
 #define _URCU_STATIC_URCU_QSBR_QUIESCE_H
 
+#include <limits.h>
+
 #include <urcu/debug.h>
 #include <urcu/futex.h>
 #include <urcu/list.h>

@@ -11,6 +11,10 @@
 #ifndef _URCU_STATIC_URCU_QUIESCE_H
 #define _URCU_STATIC_URCU_QUIESCE_H
 
+/* liburcu 0.15's inline pointer calls bring these. */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include <urcu/debug.h>
 #include <urcu/futex.h>
 #include <urcu/list.h>

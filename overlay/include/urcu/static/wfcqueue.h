@@ -7,6 +7,10 @@
 #ifndef QUIESCE_OVERLAY_URCU_STATIC_WFCQUEUE_H
 #define QUIESCE_OVERLAY_URCU_STATIC_WFCQUEUE_H
 
+#include <assert.h>
+#include <urcu/assert.h>
+#include <poll.h>
+
 #include <urcu/wfcqueue.h>
 
 #define ___cds_wfcq_dequeue_blocking __cds_wfcq_dequeue_blocking

@@ -7,6 +7,10 @@
 #ifndef QUIESCE_OVERLAY_URCU_STATIC_WFQUEUE_H
 #define QUIESCE_OVERLAY_URCU_STATIC_WFQUEUE_H
 
+#include <assert.h>
+#include <urcu/assert.h>
+#include <poll.h>
+
 #include <urcu/wfqueue.h>
 
 #define _cds_wfq_node_init cds_wfq_node_init

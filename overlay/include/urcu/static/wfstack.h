@@ -7,6 +7,10 @@
 #ifndef QUIESCE_OVERLAY_URCU_STATIC_WFSTACK_H
 #define QUIESCE_OVERLAY_URCU_STATIC_WFSTACK_H
 
+#include <assert.h>
+#include <urcu/assert.h>
+#include <poll.h>
+
 #include <urcu/wfstack.h>
 
 #define ___cds_wfs_init __cds_wfs_init
