@@ -21,13 +21,20 @@
 
 #include "check.h"
 
+/* A load through a pointer to const must build cleanly, as liburcu's do. */
+#pragma GCC diagnostic error "-Wincompatible-pointer-types"
+
 #define THREADS 4
 #define ROUNDS 50000
 
 #define CHECK_RETURNS(type)                                                    \
 	do {                                                                   \
 		type v = 5;                                                    \
+		const volatile type *cv = &v;                                  \
 		CHECK(uatomic_read(&v) == 5, #type " read");                   \
+		CHECK(uatomic_read(cv) == 5 && uatomic_load(cv, CMM_ACQUIRE) == 5 && \
+			      CMM_LOAD_SHARED(*cv) == 5,                       \
+		      #type " loads through a pointer to const");              \
 		uatomic_set(&v, 7);                                            \
 		CHECK(uatomic_load(&v, CMM_ACQUIRE) == 7, #type " set");       \
 		CHECK(uatomic_cmpxchg(&v, 7, 9) == 7 && v == 9, #type " cmpxchg hit"); \

@@ -12,10 +12,26 @@
 #include <urcu/compiler.h>
 #include <urcu/arch.h>
 
+/*
+ * Declares name and loads *addr into it atomically with the C11 order mo.
+ * name's type is *addr's without const or volatile, so that a load through
+ * a pointer to const builds, as liburcu's do (LTTng-tools reads counters
+ * through const pointers): in C, a comma expression is not an lvalue and
+ * its type has no qualifiers; in C++ it keeps them, so there name is
+ * initialized from __atomic_load_n() (integers and pointers, as liburcu
+ * 0.15's own builtins take).
+ */
+#ifndef __cplusplus
+#define _URCU_LOAD_INTO(name, addr, mo)                                        \
+	__typeof__(((void)0, *(addr))) name;                                   \
+	__atomic_load((addr), &name, (mo))
+#else
+#define _URCU_LOAD_INTO(name, addr, mo) __typeof__(*(addr)) name = __atomic_load_n((addr), (mo))
+#endif
+
 #define _CMM_LOAD_SHARED(p)                                                    \
 	__extension__({                                                        \
-		__typeof__(p) cmm_load_v_;                                     \
-		__atomic_load(&(p), &cmm_load_v_, __ATOMIC_RELAXED);           \
+		_URCU_LOAD_INTO(cmm_load_v_, &(p), __ATOMIC_RELAXED);          \
 		cmm_load_v_;                                                   \
 	})
 #define CMM_LOAD_SHARED(p) _CMM_LOAD_SHARED(p)

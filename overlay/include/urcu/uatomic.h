@@ -62,8 +62,7 @@ enum cmm_memorder {
 
 #define uatomic_load_mo(addr, mo)                                              \
 	__extension__({                                                        \
-		__typeof__(*(addr)) uatomic_v_;                                \
-		__atomic_load((addr), &uatomic_v_, _cmm_c11_mo(mo));           \
+		_URCU_LOAD_INTO(uatomic_v_, addr, _cmm_c11_mo(mo));            \
 		_cmm_fence_after_access(mo);                                   \
 		uatomic_v_;                                                    \
 	})
