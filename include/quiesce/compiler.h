@@ -22,6 +22,12 @@
 #define QUIESCE_CACHELINE_ALIGNED __attribute__((__aligned__(QUIESCE_CACHELINE)))
 #define QUIESCE_NORETURN __attribute__((__noreturn__))
 #define QUIESCE_COLD __attribute__((__cold__, __noinline__))
+/*
+ * A slow path defined in a header, so that what uses it links no library:
+ * out of its callers' line like QUIESCE_COLD, and, being static, emitted
+ * only in a file that calls it (no warning in one that does not).
+ */
+#define QUIESCE_HEADER_COLD static __attribute__((__cold__, __noinline__, __unused__))
 
 /*
  * QUIESCE_TSAN: a ThreadSanitizer build, which does not model standalone

@@ -35,13 +35,17 @@
  *   orders its access to the object.
  *
  * For a thin mapping of liburcu's urcu_ref: urcu_ref_X is quiesce_ref_X,
- * with the same arguments and return conventions.
+ * with the same arguments and return conventions.  Like liburcu's, it is
+ * header-only, its messages included: a library that keeps counts and
+ * links no RCU library (LTTng-tools' liblttng-ctl) builds unchanged.
  */
 #ifndef QUIESCE_REF_H
 #define QUIESCE_REF_H
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <quiesce/compiler.h>
 
@@ -59,7 +63,7 @@ struct quiesce_ref {
  */
 #define QUIESCE_REF_MAX (LONG_MAX / 2)
 
-/* What went wrong, for the out-of-line message. */
+/* What went wrong, for the message. */
 enum quiesce_ref_misuse {
 	QUIESCE_REF_GET_ON_ZERO,
 	QUIESCE_REF_OVERFLOW,
@@ -67,10 +71,38 @@ enum quiesce_ref_misuse {
 	QUIESCE_REF_SET_NEGATIVE,
 };
 
-/* Prints what was misused, on which count, and aborts (src/ds/ref.c). */
-QUIESCE_API QUIESCE_COLD QUIESCE_NORETURN void quiesce_ref_misused(const struct quiesce_ref *ref,
-								   enum quiesce_ref_misuse what,
-								   long seen);
+/*
+ * Prints what was misused, on which count, and aborts.  A count that goes
+ * wrong is a use after free waiting to happen, so every misuse stops the
+ * program here, naming the count and what it held.  Out of the callers'
+ * line (QUIESCE_COLD), in each program that misuses nothing never called.
+ */
+QUIESCE_HEADER_COLD QUIESCE_NORETURN void
+quiesce_ref_misused(const struct quiesce_ref *ref, enum quiesce_ref_misuse what, long seen)
+{
+	const void *at = (const void *)ref;
+
+	switch (what) {
+	case QUIESCE_REF_GET_ON_ZERO:
+		fprintf(stderr, "quiesce: quiesce_ref_get() on a reference count of %ld at %p: the "
+				"object may already be released (use quiesce_ref_get_unless_zero() "
+				"for lookups)\n", seen, at);
+		break;
+	case QUIESCE_REF_OVERFLOW:
+		fprintf(stderr, "quiesce: reference count at %p would exceed QUIESCE_REF_MAX (it "
+				"holds %ld): a leak of references?\n", at, seen);
+		break;
+	case QUIESCE_REF_SET_NEGATIVE:
+		fprintf(stderr, "quiesce: quiesce_ref_set() of the reference count at %p to %ld, "
+				"below zero\n", at, seen);
+		break;
+	case QUIESCE_REF_PUT_BELOW_ZERO:
+		fprintf(stderr, "quiesce: reference count at %p dropped below zero (it held %ld): "
+				"one put too many\n", at, seen);
+		break;
+	}
+	abort();
+}
 
 /*
  * Sets the count, for an object not yet shared or being reused.  Release:

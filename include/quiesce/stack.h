@@ -70,13 +70,11 @@
 #include <stddef.h>
 
 #include <quiesce/compiler.h>
+#include <quiesce/link_wait.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Slow path (src/ds/link_wait.c): waits until *link is non-NULL. */
-QUIESCE_API void *quiesce_ds_wait_link(void *const *link);
 
 /* The longest wait after a failed compare-exchange, in pause instructions. */
 #define QUIESCE_STACK_BACKOFF_MAX 64U

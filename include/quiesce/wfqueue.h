@@ -73,6 +73,7 @@
 #include <stddef.h>
 
 #include <quiesce/compiler.h>
+#include <quiesce/link_wait.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -107,14 +108,22 @@ enum quiesce_wfcq_ret {
 /* Set by the _with_state dequeues: the node was the last one. */
 #define QUIESCE_WFCQ_STATE_LAST (1U << 0)
 
-/* Slow path: waits until *link is non-NULL and returns it (acquire). */
-QUIESCE_API void *quiesce_ds_wait_link(void *const *link);
 /*
- * Slow path of quiesce_wfcq_dequeue_rcu(): waits until the head's link is
- * non-NULL or the queue is empty.
+ * Slow path of quiesce_wfcq_dequeue_rcu() (quiesce/link_wait.h): the
+ * head's link is NULL while the tail is elsewhere, because an enqueuer into
+ * the empty queue has not linked yet, or because another consumer took the
+ * last node and waits for an enqueuer's link behind it.  Ended by that link
+ * store, or that consumer's restore of the head's link, or by its emptying
+ * of the queue.  The caller reloads both with the orderings it needs.
  */
-QUIESCE_API void quiesce_wfcq_wait_rcu_first(struct quiesce_wfcq_head *head,
-					     struct quiesce_wfcq_tail *tail);
+QUIESCE_HEADER_COLD void quiesce_wfcq_wait_rcu_first(struct quiesce_wfcq_head *head,
+						     struct quiesce_wfcq_tail *tail)
+{
+	for (unsigned attempt = 0; QUIESCE_LOAD(&head->node.next) == NULL &&
+				   QUIESCE_LOAD(&tail->p) != &head->node;
+	     attempt++)
+		quiesce_link_wait_back_off(attempt);
+}
 
 #ifdef QUIESCE_TEST_WFCQ_HOOKS
 /*

@@ -1,7 +1,7 @@
 /*
  * stack.c - why the two stacks of quiesce/stack.h are correct, and their
  * deliberately broken test variants.  The code is inline in the header; the
- * wait for a link is in link_wait.c.
+ * wait for a link is in quiesce/link_wait.h.
  *
  * Wait-free stack (wfs, after liburcu's cds_wfs)
  * A push exchanges the top for its node, then links its node to the old

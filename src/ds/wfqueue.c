@@ -1,7 +1,7 @@
 /*
  * wfqueue.c - why the wait-free concurrent queue of quiesce/wfqueue.h is
  * correct, and its deliberately broken test variant.  The code is inline in
- * the header; the wait for a link is in link_wait.c.
+ * the header; the wait for a link is in quiesce/link_wait.h.
  *
  * The queue is a singly linked list from a dummy node in the head to the
  * node the tail points at.  It is the two-word queue of liburcu's cds_wfcq,

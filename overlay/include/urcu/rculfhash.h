@@ -140,6 +140,7 @@ static inline struct cds_lfht *cds_lfht_new_flavor(unsigned long init_size,
 						   const struct rcu_flavor_struct *flavor,
 						   pthread_attr_t *attr)
 {
+	_URCU_QUIESCE_LINK_REF();
 	return _cds_lfht_new(init_size, min_nr_alloc_buckets, max_nr_buckets, flags, NULL, flavor,
 			     attr);
 }
@@ -154,6 +155,7 @@ static inline struct cds_lfht *cds_lfht_new(unsigned long init_size,
 					    unsigned long max_nr_buckets, int flags,
 					    pthread_attr_t *attr)
 {
+	_URCU_QUIESCE_LINK_REF();
 #ifdef URCU_API_MAP
 	return _cds_lfht_new(init_size, min_nr_alloc_buckets, max_nr_buckets, flags, NULL,
 			     &rcu_flavor, attr);

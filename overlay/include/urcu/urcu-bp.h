@@ -27,7 +27,6 @@ extern "C" {
 #endif
 
 #ifdef _LGPL_SOURCE
-#include <urcu/static/quiesce-link.h>
 #include <urcu/static/urcu-quiesce.h>
 #define _urcu_bp_read_lock _urcu_quiesce_read_lock
 #define _urcu_bp_read_unlock _urcu_quiesce_read_unlock

@@ -28,7 +28,6 @@ extern "C" {
 #include <urcu/map/urcu-mb.h>
 
 #ifdef _LGPL_SOURCE
-#include <urcu/static/quiesce-link.h>
 #include <urcu/static/urcu-mb-quiesce.h>
 #define urcu_mb_read_lock _urcu_mb_read_lock
 #define urcu_mb_read_unlock _urcu_mb_read_unlock

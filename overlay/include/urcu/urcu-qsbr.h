@@ -35,7 +35,6 @@ extern "C" {
 #endif
 
 #ifdef _LGPL_SOURCE
-#include <urcu/static/quiesce-link.h>
 #include <urcu/static/urcu-qsbr-quiesce.h>
 #define urcu_qsbr_read_lock _urcu_qsbr_read_lock
 #define urcu_qsbr_read_unlock _urcu_qsbr_read_unlock

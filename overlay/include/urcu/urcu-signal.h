@@ -28,7 +28,6 @@ extern "C" {
 #include <urcu/map/urcu-signal.h>
 
 #ifdef _LGPL_SOURCE
-#include <urcu/static/quiesce-link.h>
 #include <urcu/static/urcu-quiesce.h>
 #define _urcu_signal_read_lock _urcu_quiesce_read_lock
 #define _urcu_signal_read_unlock _urcu_quiesce_read_unlock

@@ -12,6 +12,7 @@
 #include <urcu/debug.h>
 #include <urcu/futex.h>
 #include <urcu/list.h>
+#include <urcu/static/quiesce-link.h>
 #include <urcu/tls-compat.h>
 
 #ifndef QUIESCE_NO_SHORT_NAMES
@@ -24,6 +25,7 @@
 
 static inline void _urcu_mb_read_lock(void)
 {
+	_URCU_QUIESCE_LINK_REF();
 	quiesce_rcu_mb_read_lock();
 }
 

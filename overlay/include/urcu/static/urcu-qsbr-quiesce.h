@@ -14,6 +14,7 @@
 #include <urcu/debug.h>
 #include <urcu/futex.h>
 #include <urcu/list.h>
+#include <urcu/static/quiesce-link.h>
 #include <urcu/tls-compat.h>
 
 #ifndef QUIESCE_NO_SHORT_NAMES
@@ -26,6 +27,7 @@
 
 static inline void _urcu_qsbr_read_lock(void)
 {
+	_URCU_QUIESCE_LINK_REF();
 	quiesce_qsbr_read_lock();
 }
 
@@ -52,6 +54,7 @@ static inline int _urcu_qsbr_read_ongoing(void)
  */
 static inline void _urcu_qsbr_quiescent_state(void)
 {
+	_URCU_QUIESCE_LINK_REF();
 	/*
 	 * The fast path is quiesce_qsbr_quiescent_state()'s load and compare
 	 * (relaxed, for the reason given there); an offline counter never
@@ -68,12 +71,14 @@ static inline void _urcu_qsbr_quiescent_state(void)
 
 static inline void _urcu_qsbr_thread_offline(void)
 {
+	_URCU_QUIESCE_LINK_REF();
 	if (QUIESCE_LIKELY(quiesce_qsbr_thread_online_p()))
 		quiesce_qsbr_thread_offline();
 }
 
 static inline void _urcu_qsbr_thread_online(void)
 {
+	_URCU_QUIESCE_LINK_REF();
 	if (QUIESCE_LIKELY(!quiesce_qsbr_thread_online_p()))
 		quiesce_qsbr_thread_online();
 	else

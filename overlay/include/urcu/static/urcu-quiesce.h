@@ -18,6 +18,7 @@
 #include <urcu/debug.h>
 #include <urcu/futex.h>
 #include <urcu/list.h>
+#include <urcu/static/quiesce-link.h>
 #include <urcu/tls-compat.h>
 
 #ifndef QUIESCE_NO_SHORT_NAMES
@@ -30,6 +31,7 @@
 
 static inline void _urcu_quiesce_read_lock(void)
 {
+	_URCU_QUIESCE_LINK_REF();
 	quiesce_rcu_read_lock();
 }
 
