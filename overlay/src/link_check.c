@@ -43,12 +43,15 @@ __attribute__((constructor)) static void refuse_real_liburcu(void)
 	if (!found)
 		return;
 	fprintf(stderr,
-		"quiesce liburcu overlay: %s is loaded in this process too.  It exports "
-		"the same names as the overlay (libquiesce-urcu), so some of the program's "
-		"liburcu calls would reach it, and its grace periods do not wait for "
-		"quiesce's readers.  Link the program with the overlay only: "
+		"quiesce liburcu overlay: %s is loaded in this process too, linked by the "
+		"program or by a library it uses (Debian's libntirpc, for one, needs "
+		"liburcu-bp; readelf -d on each library ldd lists shows which names it).  It "
+		"exports the same names as the overlay (libquiesce-urcu), so some of the "
+		"process's liburcu calls would reach it, and its grace periods do not wait "
+		"for quiesce's readers.  Build the program, and every library of it that "
+		"uses liburcu, through the overlay: "
 		"PKG_CONFIG_PATH=PREFIX/lib/quiesce/urcu-pkgconfig, or "
-		"-L PREFIX/lib/quiesce/liburcu for a program that names -lurcu* itself "
+		"-L PREFIX/lib/quiesce/liburcu for a build that names -lurcu* itself "
 		"(docs/LIBURCU.md).\n",
 		found);
 	abort();

@@ -89,6 +89,23 @@ for as_needed in -Wl,--as-needed -Wl,--no-as-needed; do
 		{ echo "no message naming the liburcu library ($as_needed):"; cat "$work/mixed.err"; exit 1; }
 done
 
+# The same liburcu needed by a library of the program rather than by the
+# program (Debian's libntirpc needs liburcu-bp, and Ganesha links it): the
+# program is built through the overlay alone, and must still refuse.
+cat > "$work/fake/dep.c" <<'DEP'
+void urcu_memb_register_thread(void);
+void dep_start(void) { urcu_memb_register_thread(); }
+DEP
+"$compiler" -shared -fPIC -o "$work/fake/libdep.so" "$work/fake/dep.c" -L "$work/fake" -lurcu-memb
+"$compiler" -D_LGPL_SOURCE -DCONSUMER_MEMB -o "$work/dep_mixed" "$consumer" \
+	-I "$prefix/include/quiesce/liburcu" -I "$prefix/include" -Wl,--no-as-needed \
+	-L "$libdir" -lquiesce-urcu -lquiesce -L "$work/fake" -ldep -pthread
+if LD_LIBRARY_PATH="$work/fake:$libdir" "$work/dep_mixed" >/dev/null 2>"$work/dep_mixed.err"; then
+	echo "a program whose library needs a liburcu ran"; exit 1
+fi
+grep -q 'liburcu-memb.so is loaded in this process too, linked by the program or by a library' \
+	"$work/dep_mixed.err" || { echo "no message naming the dependency's liburcu:"; cat "$work/dep_mixed.err"; exit 1; }
+
 mkdir "$work/consumer"
 cp "$consumer" "$work/consumer/"
 cat > "$work/consumer/CMakeLists.txt" <<'CMAKE'
@@ -104,4 +121,4 @@ cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$prefix
 cmake --build "$work/consumer/build" >/dev/null
 "$work/consumer/build/consumer" >/dev/null
 no_liburcu "$work/consumer/build/consumer"
-echo "overlay consumed through pkg-config (7 names, 2 linking modes), -I/-l, liburcu's -l names (shared, static) and find_package(quiesce COMPONENTS urcu); no liburcu needed; a liburcu linked ahead is refused"
+echo "overlay consumed through pkg-config (7 names, 2 linking modes), -I/-l, liburcu's -l names (shared, static) and find_package(quiesce COMPONENTS urcu); no liburcu needed; a liburcu linked ahead, or by a library of the program, is refused"

@@ -92,6 +92,10 @@ static void single_thread(void)
 	CHECK(caa_likely(1) && !caa_unlikely(0), "branch hints keep values");
 	CHECK(CAA_CACHE_LINE_SIZE >= 64 && CAA_BITS_PER_LONG == 8 * sizeof(long), "sizes");
 	CHECK(CAA_ARRAY_SIZE(payload) == 4, "CAA_ARRAY_SIZE");
+#if defined(__x86_64__) || defined(__i386__)
+	/* liburcu's value: structs aligned with it keep one layout. */
+	CHECK(CAA_CACHE_LINE_SIZE == 128, "CAA_CACHE_LINE_SIZE is %d", CAA_CACHE_LINE_SIZE);
+#endif
 	CHECK(URCU_TLS(tls_init) == 42 && URCU_TLS(tls_counter) == 0, "URCU_TLS");
 	CHECK(caa_get_cycles() != 0 || caa_get_cycles() != 0, "caa_get_cycles counts");
 	cmm_smp_mb();

@@ -36,7 +36,19 @@
 #define URCU_ARCH_RISCV 1
 #endif
 
+/*
+ * liburcu's values, architecture by architecture: a struct aligned with it
+ * must have one layout whether a file includes liburcu's headers or the
+ * overlay's (GlusterFS compiles most of its files against whichever
+ * liburcu is on the system path and a few through pkg-config).
+ */
+#if defined(__x86_64__) || defined(__i386__) || defined(__s390__)
+#define CAA_CACHE_LINE_SIZE 128
+#elif defined(__powerpc__) || defined(__sparc__)
+#define CAA_CACHE_LINE_SIZE 256
+#else
 #define CAA_CACHE_LINE_SIZE 64
+#endif
 #define CONFIG_HAVE_MEM_COHERENCY 1
 
 #define cmm_smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
