@@ -6,13 +6,14 @@
 # first includes <stdnoreturn.h>, which makes "noreturn" a macro (BIND 9
 # does): an attribute spelled without underscores would break there.
 # Programs add these headers with -I, not as system headers, so their
-# warnings would be the program's.
+# warnings would be the program's (-Wsign-conversion: NFS-Ganesha's
+# builds saw the queue's state flags, unsigned, stored into an int).
 set -eu
 source=$1 compiler=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 flags="-std=gnu11 -Wall -Wextra -Wshadow -Wcast-qual -Wpointer-arith -Wmissing-prototypes
-	-Wstrict-prototypes -Wundef -Wwrite-strings -Wvla -Werror"
+	-Wstrict-prototypes -Wundef -Wwrite-strings -Wvla -Wconversion -Wsign-conversion -Werror"
 count=0
 
 cxx=$(command -v g++ || command -v clang++ || true)

@@ -115,7 +115,7 @@ struct quiesce_wfs_stack {
 /* A nonblocking pop that would have to wait. */
 #define QUIESCE_WFS_WOULDBLOCK ((struct quiesce_wfs_node *)-1L)
 /* Set by the _with_state pops: the stack was empty after the pop. */
-#define QUIESCE_WFS_STATE_LAST (1U << 0)
+#define QUIESCE_WFS_STATE_LAST (1 << 0)
 
 #ifdef QUIESCE_TEST_STACK_HOOKS
 /* Test-only (src/ds/stack.c): deliberately broken pushes ("busted"). */

@@ -106,7 +106,7 @@ enum quiesce_wfcq_ret {
 };
 
 /* Set by the _with_state dequeues: the node was the last one. */
-#define QUIESCE_WFCQ_STATE_LAST (1U << 0)
+#define QUIESCE_WFCQ_STATE_LAST (1 << 0)
 
 /*
  * Slow path of quiesce_wfcq_dequeue_rcu() (quiesce/link_wait.h): the
