@@ -121,7 +121,7 @@ struct quiesce_wfs_stack {
 /* Test-only (src/ds/stack.c): deliberately broken pushes ("busted"). */
 extern bool quiesce_test_busted_wfs;
 extern bool quiesce_test_busted_lfs;
-int quiesce_test_wfs_busted_push(struct quiesce_wfs_stack *s, struct quiesce_wfs_node *node);
+int quiesce_test_wfs_busted_push(struct quiesce_wfs_head **stack_top, struct quiesce_wfs_node *node);
 #endif
 
 static inline void quiesce_wfs_node_init(struct quiesce_wfs_node *node)
@@ -141,9 +141,42 @@ static inline void quiesce_wfs_destroy(struct quiesce_wfs_stack *s)
 	pthread_mutex_destroy(&s->lock);
 }
 
+/*
+ * The calls that take no lock work on the stack's top word alone (the
+ * _quiesce_wfs_* helpers take its address), so that a stack without a
+ * mutex can be that one word: liburcu's struct __cds_wfs_stack, which
+ * programs embed (GlusterFS), is, and the overlay's is too.
+ */
+static inline bool _quiesce_wfs_empty(struct quiesce_wfs_head *const *stack_top)
+{
+	return QUIESCE_LOAD(stack_top) == QUIESCE_WFS_END;
+}
+
 static inline bool quiesce_wfs_empty(struct quiesce_wfs_stack *s)
 {
-	return QUIESCE_LOAD(&s->head) == QUIESCE_WFS_END;
+	return _quiesce_wfs_empty(&s->head);
+}
+
+static inline int _quiesce_wfs_push(struct quiesce_wfs_head **stack_top,
+				    struct quiesce_wfs_node *node)
+{
+	struct quiesce_wfs_head *below;
+
+#ifdef QUIESCE_TEST_STACK_HOOKS
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_wfs)))
+		return quiesce_test_wfs_busted_push(stack_top, node);
+#endif
+	QUIESCE_STORE(&node->next, NULL);
+	/*
+	 * Release: the node's contents and its cleared link before it is on
+	 * top; pairs with the popper's acquire load of the top.  Acquire:
+	 * pairs with the release of the push of below, so that a popper that
+	 * follows our link below also sees below's contents.
+	 */
+	below = __atomic_exchange_n(stack_top, (struct quiesce_wfs_head *)node, __ATOMIC_ACQ_REL);
+	/* Release: pairs with the popper's acquire wait on node->next. */
+	__atomic_store_n(&node->next, (struct quiesce_wfs_node *)below, __ATOMIC_RELEASE);
+	return below != QUIESCE_WFS_END;
 }
 
 /*
@@ -152,23 +185,7 @@ static inline bool quiesce_wfs_empty(struct quiesce_wfs_stack *s)
  */
 static inline int quiesce_wfs_push(struct quiesce_wfs_stack *s, struct quiesce_wfs_node *node)
 {
-	struct quiesce_wfs_head *below;
-
-#ifdef QUIESCE_TEST_STACK_HOOKS
-	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_wfs)))
-		return quiesce_test_wfs_busted_push(s, node);
-#endif
-	QUIESCE_STORE(&node->next, NULL);
-	/*
-	 * Release: the node's contents and its cleared link before it is on
-	 * top; pairs with the popper's acquire load of s->head.  Acquire:
-	 * pairs with the release of the push of below, so that a popper that
-	 * follows our link below also sees below's contents.
-	 */
-	below = __atomic_exchange_n(&s->head, (struct quiesce_wfs_head *)node, __ATOMIC_ACQ_REL);
-	/* Release: pairs with the popper's acquire wait on node->next. */
-	__atomic_store_n(&node->next, (struct quiesce_wfs_node *)below, __ATOMIC_RELEASE);
-	return below != QUIESCE_WFS_END;
+	return _quiesce_wfs_push(&s->head, node);
 }
 
 /* The node below node once linked, QUIESCE_WFS_WOULDBLOCK if not and !blocking. */
@@ -185,11 +202,11 @@ static inline struct quiesce_wfs_node *_quiesce_wfs_sync_next(struct quiesce_wfs
 	return (struct quiesce_wfs_node *)quiesce_ds_wait_link((void *const *)&node->next);
 }
 
-static inline struct quiesce_wfs_node *_quiesce_wfs_pop(struct quiesce_wfs_stack *s, int *state,
-							bool blocking)
+static inline struct quiesce_wfs_node *_quiesce_wfs_pop(struct quiesce_wfs_head **stack_top,
+							int *state, bool blocking)
 {
 	/* Acquire: pairs with the release of the push exchange. */
-	struct quiesce_wfs_head *top = QUIESCE_LOAD_ACQUIRE(&s->head);
+	struct quiesce_wfs_head *top = QUIESCE_LOAD_ACQUIRE(stack_top);
 	unsigned pauses = 1;
 
 	if (state)
@@ -207,7 +224,7 @@ static inline struct quiesce_wfs_node *_quiesce_wfs_pop(struct quiesce_wfs_stack
 		 * only through us, and a failure means a push came on top.
 		 * Acquire on failure, for the new top's contents (as above).
 		 */
-		if (__atomic_compare_exchange_n(&s->head, &top, (struct quiesce_wfs_head *)next,
+		if (__atomic_compare_exchange_n(stack_top, &top, (struct quiesce_wfs_head *)next,
 						false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
 			if (state && next == (struct quiesce_wfs_node *)QUIESCE_WFS_END)
 				*state |= QUIESCE_WFS_STATE_LAST;
@@ -224,36 +241,41 @@ static inline struct quiesce_wfs_node *_quiesce_wfs_pop(struct quiesce_wfs_stack
  */
 static inline struct quiesce_wfs_node *quiesce_wfs_sc_pop_blocking(struct quiesce_wfs_stack *s)
 {
-	return _quiesce_wfs_pop(s, NULL, true);
+	return _quiesce_wfs_pop(&s->head, NULL, true);
 }
 
 static inline struct quiesce_wfs_node *quiesce_wfs_sc_pop_nonblocking(struct quiesce_wfs_stack *s)
 {
-	return _quiesce_wfs_pop(s, NULL, false);
+	return _quiesce_wfs_pop(&s->head, NULL, false);
 }
 
 static inline struct quiesce_wfs_node *quiesce_wfs_sc_pop_with_state_blocking(struct quiesce_wfs_stack *s,
 									     int *state)
 {
-	return _quiesce_wfs_pop(s, state, true);
+	return _quiesce_wfs_pop(&s->head, state, true);
 }
 
 static inline struct quiesce_wfs_node *quiesce_wfs_sc_pop_with_state_nonblocking(struct quiesce_wfs_stack *s,
 										int *state)
 {
-	return _quiesce_wfs_pop(s, state, false);
+	return _quiesce_wfs_pop(&s->head, state, false);
 }
 
 /*
  * Takes the whole stack; NULL if it was empty.  Walk the chain with
  * quiesce_wfs_for_each_blocking(), whose steps wait for late links.
  */
-static inline struct quiesce_wfs_head *quiesce_wfs_sc_pop_all(struct quiesce_wfs_stack *s)
+static inline struct quiesce_wfs_head *_quiesce_wfs_pop_all(struct quiesce_wfs_head **stack_top)
 {
 	/* Acquire: pairs with the release of the push that made top. */
-	struct quiesce_wfs_head *top = __atomic_exchange_n(&s->head, QUIESCE_WFS_END, __ATOMIC_ACQUIRE);
+	struct quiesce_wfs_head *top = __atomic_exchange_n(stack_top, QUIESCE_WFS_END, __ATOMIC_ACQUIRE);
 
 	return top == QUIESCE_WFS_END ? NULL : top;
+}
+
+static inline struct quiesce_wfs_head *quiesce_wfs_sc_pop_all(struct quiesce_wfs_stack *s)
+{
+	return _quiesce_wfs_pop_all(&s->head);
 }
 
 static inline void quiesce_wfs_pop_lock(struct quiesce_wfs_stack *s)
@@ -273,7 +295,7 @@ static inline struct quiesce_wfs_node *quiesce_wfs_pop_with_state_blocking(struc
 	struct quiesce_wfs_node *node;
 
 	quiesce_wfs_pop_lock(s);
-	node = _quiesce_wfs_pop(s, state, true);
+	node = _quiesce_wfs_pop(&s->head, state, true);
 	quiesce_wfs_pop_unlock(s);
 	return node;
 }
@@ -342,7 +364,7 @@ struct quiesce_lfs_stack {
 };
 
 #ifdef QUIESCE_TEST_STACK_HOOKS
-bool quiesce_test_lfs_busted_push(struct quiesce_lfs_stack *s, struct quiesce_lfs_node *node);
+bool quiesce_test_lfs_busted_push(struct quiesce_lfs_head **stack_top, struct quiesce_lfs_node *node);
 #endif
 
 static inline void quiesce_lfs_node_init(struct quiesce_lfs_node *node)
@@ -362,9 +384,41 @@ static inline void quiesce_lfs_destroy(struct quiesce_lfs_stack *s)
 	pthread_mutex_destroy(&s->lock);
 }
 
+/* The top word alone, as the wait-free stack's (_quiesce_wfs_empty()). */
+static inline bool _quiesce_lfs_empty(struct quiesce_lfs_head *const *stack_top)
+{
+	return QUIESCE_LOAD(stack_top) == NULL;
+}
+
 static inline bool quiesce_lfs_empty(struct quiesce_lfs_stack *s)
 {
-	return QUIESCE_LOAD(&s->head) == NULL;
+	return _quiesce_lfs_empty(&s->head);
+}
+
+static inline bool _quiesce_lfs_push(struct quiesce_lfs_head **stack_top,
+				     struct quiesce_lfs_node *node)
+{
+	struct quiesce_lfs_head *top = QUIESCE_LOAD(stack_top);
+	unsigned pauses = 1;
+
+#ifdef QUIESCE_TEST_STACK_HOOKS
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_lfs)))
+		return quiesce_test_lfs_busted_push(stack_top, node);
+#endif
+	/*
+	 * Release: the node's contents and its link before it is on top;
+	 * pairs with the popper's acquire load of the top.  Acquire on
+	 * success too, so that a popper that follows our link to top also
+	 * sees top's contents.  ABA here is harmless: the link is set from
+	 * the very value the compare-exchange checks.
+	 */
+	for (;;) {
+		QUIESCE_STORE(&node->next, top ? &top->node : NULL);
+		if (__atomic_compare_exchange_n(stack_top, &top, (struct quiesce_lfs_head *)node, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return top != NULL;
+		_quiesce_stack_backoff(&pauses);
+	}
 }
 
 /*
@@ -373,33 +427,13 @@ static inline bool quiesce_lfs_empty(struct quiesce_lfs_stack *s)
  */
 static inline bool quiesce_lfs_push(struct quiesce_lfs_stack *s, struct quiesce_lfs_node *node)
 {
-	struct quiesce_lfs_head *top = QUIESCE_LOAD(&s->head);
-	unsigned pauses = 1;
-
-#ifdef QUIESCE_TEST_STACK_HOOKS
-	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_lfs)))
-		return quiesce_test_lfs_busted_push(s, node);
-#endif
-	/*
-	 * Release: the node's contents and its link before it is on top;
-	 * pairs with the popper's acquire load of s->head.  Acquire on
-	 * success too, so that a popper that follows our link to top also
-	 * sees top's contents.  ABA here is harmless: the link is set from
-	 * the very value the compare-exchange checks.
-	 */
-	for (;;) {
-		QUIESCE_STORE(&node->next, top ? &top->node : NULL);
-		if (__atomic_compare_exchange_n(&s->head, &top, (struct quiesce_lfs_head *)node, false,
-						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			return top != NULL;
-		_quiesce_stack_backoff(&pauses);
-	}
+	return _quiesce_lfs_push(&s->head, node);
 }
 
-static inline struct quiesce_lfs_node *_quiesce_lfs_pop(struct quiesce_lfs_stack *s)
+static inline struct quiesce_lfs_node *_quiesce_lfs_pop(struct quiesce_lfs_head **stack_top)
 {
 	/* Acquire: pairs with the release of the push's compare-exchange. */
-	struct quiesce_lfs_head *top = QUIESCE_LOAD_ACQUIRE(&s->head);
+	struct quiesce_lfs_head *top = QUIESCE_LOAD_ACQUIRE(stack_top);
 	unsigned pauses = 1;
 
 	for (;;) {
@@ -416,7 +450,7 @@ static inline struct quiesce_lfs_node *_quiesce_lfs_pop(struct quiesce_lfs_stack
 		 * never left, and its link is the one read here.
 		 */
 		next = QUIESCE_LOAD(&top->node.next);
-		if (__atomic_compare_exchange_n(&s->head, &top, (struct quiesce_lfs_head *)next,
+		if (__atomic_compare_exchange_n(stack_top, &top, (struct quiesce_lfs_head *)next,
 						false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
 			return &top->node;
 		_quiesce_stack_backoff(&pauses);
@@ -429,17 +463,22 @@ static inline struct quiesce_lfs_node *_quiesce_lfs_pop(struct quiesce_lfs_stack
  */
 static inline struct quiesce_lfs_node *quiesce_lfs_pop_rcu(struct quiesce_lfs_stack *s)
 {
-	return _quiesce_lfs_pop(s);
+	return _quiesce_lfs_pop(&s->head);
 }
 
 /*
  * Takes the whole stack; NULL if it was empty.  Any thread, no section.
  * Walk it with quiesce_lfs_for_each(); the nodes follow the reclaim rule.
  */
-static inline struct quiesce_lfs_head *quiesce_lfs_pop_all(struct quiesce_lfs_stack *s)
+static inline struct quiesce_lfs_head *_quiesce_lfs_pop_all(struct quiesce_lfs_head **stack_top)
 {
 	/* Acquire: pairs with the release of the push that made top. */
-	return __atomic_exchange_n(&s->head, NULL, __ATOMIC_ACQUIRE);
+	return __atomic_exchange_n(stack_top, NULL, __ATOMIC_ACQUIRE);
+}
+
+static inline struct quiesce_lfs_head *quiesce_lfs_pop_all(struct quiesce_lfs_stack *s)
+{
+	return _quiesce_lfs_pop_all(&s->head);
 }
 
 static inline void quiesce_lfs_pop_lock(struct quiesce_lfs_stack *s)
@@ -458,7 +497,7 @@ static inline struct quiesce_lfs_node *quiesce_lfs_pop_blocking(struct quiesce_l
 	struct quiesce_lfs_node *node;
 
 	quiesce_lfs_pop_lock(s);
-	node = _quiesce_lfs_pop(s);
+	node = _quiesce_lfs_pop(&s->head);
 	quiesce_lfs_pop_unlock(s);
 	return node;
 }

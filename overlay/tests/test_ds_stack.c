@@ -176,6 +176,9 @@ static void wfs_conventions(void)
 	CHECK(__cds_wfs_pop_with_state_nonblocking(&s, &state) == &a && (state & CDS_WFS_STATE_LAST),
 	      "last");
 	cds_wfs_destroy(&s);
+	/* liburcu's layout, which GlusterFS embeds: the stack without a mutex is one word. */
+	CHECK(sizeof(struct __cds_wfs_stack) == sizeof(void *),
+	      "struct __cds_wfs_stack is %zu bytes", sizeof(struct __cds_wfs_stack));
 	__cds_wfs_init(&us);
 	cds_wfs_push(&us, &a);
 	cds_wfs_push(&us, &b);
@@ -259,6 +262,7 @@ static void lfs_run(void *busted)
 static void lfs_conventions(void)
 {
 	struct cds_lfs_stack s;
+	struct __cds_lfs_stack us;
 	struct cds_lfs_stack_rcu rs;
 	struct cds_lfs_node a, b;
 	struct cds_lfs_node_rcu ra, rb;
@@ -269,6 +273,14 @@ static void lfs_conventions(void)
 	CHECK(cds_lfs_pop_blocking(&s) == &b && cds_lfs_pop_all_blocking(&s) == (void *)&a &&
 	      cds_lfs_empty(&s), "pop, then pop_all");
 	cds_lfs_destroy(&s);
+	CHECK(sizeof(struct __cds_lfs_stack) == sizeof(void *) &&
+		      sizeof(struct cds_lfs_stack_rcu) == sizeof(void *),
+	      "the stacks without a mutex are one word, as liburcu's");
+	__cds_lfs_init(&us);
+	CHECK(cds_lfs_empty(&us) && !cds_lfs_push(&us, &a) && cds_lfs_push(&us, &b),
+	      "a stack without a mutex: push");
+	CHECK(__cds_lfs_pop(&us) == &b && __cds_lfs_pop_all(&us) == (void *)&a && cds_lfs_empty(&us),
+	      "a stack without a mutex: pop, then pop_all");
 	cds_lfs_init_rcu(&rs);
 	cds_lfs_node_init_rcu(&ra);
 	cds_lfs_node_init_rcu(&rb);

@@ -91,9 +91,9 @@ static void busted_window(void)
  * missing release on the exchange would allow.  A popper in the window
  * takes the stale link for the node below.
  */
-int quiesce_test_wfs_busted_push(struct quiesce_wfs_stack *s, struct quiesce_wfs_node *node)
+int quiesce_test_wfs_busted_push(struct quiesce_wfs_head **stack_top, struct quiesce_wfs_node *node)
 {
-	struct quiesce_wfs_head *below = __atomic_exchange_n(&s->head, (struct quiesce_wfs_head *)node,
+	struct quiesce_wfs_head *below = __atomic_exchange_n(stack_top, (struct quiesce_wfs_head *)node,
 							     __ATOMIC_RELAXED);
 
 	busted_window();
@@ -105,11 +105,11 @@ int quiesce_test_wfs_busted_push(struct quiesce_wfs_stack *s, struct quiesce_wfs
  * Busted lfs push: the node goes on top before its link is written.  A
  * popper in the window installs the stale link as the new top.
  */
-bool quiesce_test_lfs_busted_push(struct quiesce_lfs_stack *s, struct quiesce_lfs_node *node)
+bool quiesce_test_lfs_busted_push(struct quiesce_lfs_head **stack_top, struct quiesce_lfs_node *node)
 {
-	struct quiesce_lfs_head *top = QUIESCE_LOAD(&s->head);
+	struct quiesce_lfs_head *top = QUIESCE_LOAD(stack_top);
 
-	while (!__atomic_compare_exchange_n(&s->head, &top, (struct quiesce_lfs_head *)node, true,
+	while (!__atomic_compare_exchange_n(stack_top, &top, (struct quiesce_lfs_head *)node, true,
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
 	busted_window();

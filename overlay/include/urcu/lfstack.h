@@ -4,8 +4,9 @@
  *
  * The types are quiesce's: struct cds_lfs_node, cds_lfs_head and
  * cds_lfs_stack are struct quiesce_lfs_node, quiesce_lfs_head and
- * quiesce_lfs_stack; struct __cds_lfs_stack (no mutex) is the same struct
- * quiesce_lfs_stack, so cds_lfs_stack_ptr_t is a plain pointer.
+ * quiesce_lfs_stack; struct __cds_lfs_stack (no mutex) is liburcu's, the
+ * top word alone, and the calls that take either take liburcu's
+ * transparent union cds_lfs_stack_ptr_t, as in urcu/wfstack.h.
  *
  * Each call is quiesce's with the same arguments and return values:
  * cds_lfs_push (false if the stack was empty before), cds_lfs_pop_blocking
@@ -24,6 +25,7 @@
 #include <urcu-pointer.h>
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <quiesce/stack.h>
 
@@ -34,9 +36,42 @@ extern "C" {
 #define cds_lfs_node quiesce_lfs_node
 #define cds_lfs_head quiesce_lfs_head
 #define cds_lfs_stack quiesce_lfs_stack
-#define __cds_lfs_stack quiesce_lfs_stack
 
-typedef struct quiesce_lfs_stack *cds_lfs_stack_ptr_t;
+struct __cds_lfs_stack {
+	struct cds_lfs_head *head;
+};
+
+#ifndef __cplusplus
+typedef union {
+	struct __cds_lfs_stack *_s;
+	struct cds_lfs_stack *s;
+} __attribute__((__transparent_union__)) cds_lfs_stack_ptr_t;
+#else
+typedef union cds_lfs_stack_ptr {
+	struct __cds_lfs_stack *_s;
+	struct cds_lfs_stack *s;
+
+	cds_lfs_stack_ptr(struct __cds_lfs_stack *stack) : _s(stack) {}
+	cds_lfs_stack_ptr(struct cds_lfs_stack *stack) : s(stack) {}
+} cds_lfs_stack_ptr_t;
+#endif
+
+/*
+ * The top word of either stack, which is all the calls that take no lock
+ * use (quiesce's _quiesce_lfs_* helpers take its address): the first
+ * member of both, so the address is the same whichever member of the
+ * union holds it.
+ */
+static inline struct cds_lfs_head **urcu_lfs_stack_top(cds_lfs_stack_ptr_t stack)
+{
+	return &stack._s->head;
+}
+
+#ifndef __cplusplus
+_Static_assert(offsetof(struct __cds_lfs_stack, head) == 0 &&
+		       offsetof(struct quiesce_lfs_stack, head) == 0,
+	       "the top word leads both stacks");
+#endif
 
 static inline void cds_lfs_node_init(struct cds_lfs_node *node)
 {
@@ -60,13 +95,13 @@ static inline void cds_lfs_destroy(struct cds_lfs_stack *s)
 
 static inline bool cds_lfs_empty(cds_lfs_stack_ptr_t s)
 {
-	return quiesce_lfs_empty(s);
+	return _quiesce_lfs_empty(urcu_lfs_stack_top(s));
 }
 
 /* Returns false if the stack was empty before, true otherwise. */
 static inline bool cds_lfs_push(cds_lfs_stack_ptr_t s, struct cds_lfs_node *node)
 {
-	return quiesce_lfs_push(s, node);
+	return _quiesce_lfs_push(urcu_lfs_stack_top(s), node);
 }
 
 static inline void cds_lfs_pop_lock(struct cds_lfs_stack *s)
@@ -91,12 +126,12 @@ static inline struct cds_lfs_head *cds_lfs_pop_all_blocking(struct cds_lfs_stack
 
 static inline struct cds_lfs_node *__cds_lfs_pop(cds_lfs_stack_ptr_t s)
 {
-	return quiesce_lfs_pop_rcu(s);
+	return _quiesce_lfs_pop(urcu_lfs_stack_top(s));
 }
 
 static inline struct cds_lfs_head *__cds_lfs_pop_all(cds_lfs_stack_ptr_t s)
 {
-	return quiesce_lfs_pop_all(s);
+	return _quiesce_lfs_pop_all(urcu_lfs_stack_top(s));
 }
 
 /* Walk a chain a pop-all returned (NULL: nothing). */

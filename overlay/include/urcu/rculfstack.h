@@ -1,12 +1,12 @@
 /*
  * urcu/rculfstack.h (quiesce overlay) - liburcu's older RCU lock-free stack
  * (deprecated there in favour of urcu/lfstack.h), on quiesce's lock-free
- * stack: struct cds_lfs_node_rcu and cds_lfs_stack_rcu are struct
- * quiesce_lfs_node and quiesce_lfs_stack.  cds_lfs_push_rcu() returns 0 if
- * the stack was empty before, 1 otherwise; cds_lfs_pop_rcu() runs inside
- * rcu_read_lock(), and a popped node is freed or pushed again only after a
- * grace period, as in liburcu.  The stack never needs destroying (its
- * unused mutex holds no resource).
+ * stack: struct cds_lfs_node_rcu is struct quiesce_lfs_node, and struct
+ * cds_lfs_stack_rcu is liburcu's, the top word alone, on which quiesce's
+ * helpers that take no lock work (_quiesce_lfs_*).  cds_lfs_push_rcu()
+ * returns 0 if the stack was empty before, 1 otherwise; cds_lfs_pop_rcu()
+ * runs inside rcu_read_lock(), and a popped node is freed or pushed again
+ * only after a grace period, as in liburcu.
  */
 #ifndef QUIESCE_OVERLAY_URCU_RCULFSTACK_H
 #define QUIESCE_OVERLAY_URCU_RCULFSTACK_H
@@ -22,7 +22,10 @@ extern "C" {
 #endif
 
 #define cds_lfs_node_rcu quiesce_lfs_node
-#define cds_lfs_stack_rcu quiesce_lfs_stack
+
+struct cds_lfs_stack_rcu {
+	struct quiesce_lfs_head *head;
+};
 
 static inline void cds_lfs_node_init_rcu(struct cds_lfs_node_rcu *node)
 {
@@ -31,17 +34,17 @@ static inline void cds_lfs_node_init_rcu(struct cds_lfs_node_rcu *node)
 
 static inline void cds_lfs_init_rcu(struct cds_lfs_stack_rcu *s)
 {
-	quiesce_lfs_init(s);
+	s->head = NULL;
 }
 
 static inline int cds_lfs_push_rcu(struct cds_lfs_stack_rcu *s, struct cds_lfs_node_rcu *node)
 {
-	return quiesce_lfs_push(s, node);
+	return _quiesce_lfs_push(&s->head, node);
 }
 
 static inline struct cds_lfs_node_rcu *cds_lfs_pop_rcu(struct cds_lfs_stack_rcu *s)
 {
-	return quiesce_lfs_pop_rcu(s);
+	return _quiesce_lfs_pop(&s->head);
 }
 
 #ifdef __cplusplus

@@ -4,11 +4,14 @@
  *
  * The types are quiesce's: struct cds_wfs_node, cds_wfs_head and
  * cds_wfs_stack are struct quiesce_wfs_node, quiesce_wfs_head and
- * quiesce_wfs_stack, and struct __cds_wfs_stack (liburcu's stack without
- * a mutex, for callers that exclude poppers themselves) is the same
- * struct quiesce_wfs_stack, so cds_wfs_stack_ptr_t is a plain pointer
- * rather than liburcu's transparent union.  __cds_wfs_init() leaves the
- * mutex untouched; such a stack needs no cds_wfs_destroy().
+ * quiesce_wfs_stack.  struct __cds_wfs_stack, liburcu's stack without a
+ * mutex for callers that exclude poppers themselves, is liburcu's too: the
+ * top word alone (GlusterFS embeds one in a struct that files compiled
+ * against either library's headers share).  The calls that take either
+ * stack take cds_wfs_stack_ptr_t, liburcu's transparent union of the two
+ * pointers (in C++, a union that converts from either); they are the
+ * calls that touch no mutex (push, empty, the __cds_ pops), and quiesce's
+ * forms of those take the address of the top word (urcu_wfs_stack_top()).
  *
  * Each call is quiesce's: cds_wfs_X is quiesce_wfs_X and __cds_wfs_X is
  * quiesce_wfs_sc_X (__cds_wfs_pop_all is quiesce_wfs_sc_pop_all), with the
@@ -25,6 +28,7 @@
 
 #include <assert.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <urcu/compiler.h>
 #include <quiesce/stack.h>
@@ -36,9 +40,42 @@ extern "C" {
 #define cds_wfs_node quiesce_wfs_node
 #define cds_wfs_head quiesce_wfs_head
 #define cds_wfs_stack quiesce_wfs_stack
-#define __cds_wfs_stack quiesce_wfs_stack
 
-typedef struct quiesce_wfs_stack *cds_wfs_stack_ptr_t;
+struct __cds_wfs_stack {
+	struct cds_wfs_head *head;
+};
+
+#ifndef __cplusplus
+typedef union {
+	struct __cds_wfs_stack *_s;
+	struct cds_wfs_stack *s;
+} __attribute__((__transparent_union__)) cds_wfs_stack_ptr_t;
+#else
+typedef union cds_wfs_stack_ptr {
+	struct __cds_wfs_stack *_s;
+	struct cds_wfs_stack *s;
+
+	cds_wfs_stack_ptr(struct __cds_wfs_stack *stack) : _s(stack) {}
+	cds_wfs_stack_ptr(struct cds_wfs_stack *stack) : s(stack) {}
+} cds_wfs_stack_ptr_t;
+#endif
+
+/*
+ * The top word of either stack, which is all the calls that take no lock
+ * use (quiesce's _quiesce_wfs_* helpers take its address): the first
+ * member of both, so the address is the same whichever member of the
+ * union holds it.
+ */
+static inline struct cds_wfs_head **urcu_wfs_stack_top(cds_wfs_stack_ptr_t stack)
+{
+	return &stack._s->head;
+}
+
+#ifndef __cplusplus
+_Static_assert(offsetof(struct __cds_wfs_stack, head) == 0 &&
+		       offsetof(struct quiesce_wfs_stack, head) == 0,
+	       "the top word leads both stacks");
+#endif
 
 #define CDS_WFS_END ((void *)QUIESCE_WFS_END)
 #define CDS_WFS_WOULDBLOCK ((void *)QUIESCE_WFS_WOULDBLOCK)
@@ -69,13 +106,13 @@ static inline void cds_wfs_destroy(struct cds_wfs_stack *s)
 
 static inline bool cds_wfs_empty(cds_wfs_stack_ptr_t s)
 {
-	return quiesce_wfs_empty(s);
+	return _quiesce_wfs_empty(urcu_wfs_stack_top(s));
 }
 
 /* Returns 0 if the stack was empty before, 1 otherwise. */
 static inline int cds_wfs_push(cds_wfs_stack_ptr_t s, struct cds_wfs_node *node)
 {
-	return quiesce_wfs_push(s, node);
+	return _quiesce_wfs_push(urcu_wfs_stack_top(s), node);
 }
 
 static inline void cds_wfs_pop_lock(struct cds_wfs_stack *s)
@@ -106,29 +143,29 @@ static inline struct cds_wfs_head *cds_wfs_pop_all_blocking(struct cds_wfs_stack
 
 static inline struct cds_wfs_node *__cds_wfs_pop_blocking(cds_wfs_stack_ptr_t s)
 {
-	return quiesce_wfs_sc_pop_blocking(s);
+	return _quiesce_wfs_pop(urcu_wfs_stack_top(s), NULL, true);
 }
 
 static inline struct cds_wfs_node *__cds_wfs_pop_nonblocking(cds_wfs_stack_ptr_t s)
 {
-	return quiesce_wfs_sc_pop_nonblocking(s);
+	return _quiesce_wfs_pop(urcu_wfs_stack_top(s), NULL, false);
 }
 
 static inline struct cds_wfs_node *__cds_wfs_pop_with_state_blocking(cds_wfs_stack_ptr_t s,
 								     int *state)
 {
-	return quiesce_wfs_sc_pop_with_state_blocking(s, state);
+	return _quiesce_wfs_pop(urcu_wfs_stack_top(s), state, true);
 }
 
 static inline struct cds_wfs_node *__cds_wfs_pop_with_state_nonblocking(cds_wfs_stack_ptr_t s,
 									int *state)
 {
-	return quiesce_wfs_sc_pop_with_state_nonblocking(s, state);
+	return _quiesce_wfs_pop(urcu_wfs_stack_top(s), state, false);
 }
 
 static inline struct cds_wfs_head *__cds_wfs_pop_all(cds_wfs_stack_ptr_t s)
 {
-	return quiesce_wfs_sc_pop_all(s);
+	return _quiesce_wfs_pop_all(urcu_wfs_stack_top(s));
 }
 
 static inline struct cds_wfs_node *cds_wfs_first(struct cds_wfs_head *head)
