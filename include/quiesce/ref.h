@@ -75,7 +75,7 @@ enum quiesce_ref_misuse {
  * Prints what was misused, on which count, and aborts.  A count that goes
  * wrong is a use after free waiting to happen, so every misuse stops the
  * program here, naming the count and what it held.  Out of the callers'
- * line (QUIESCE_COLD), in each program that misuses nothing never called.
+ * line (QUIESCE_HEADER_COLD); a program that misuses nothing never calls it.
  */
 QUIESCE_HEADER_COLD QUIESCE_NORETURN void
 quiesce_ref_misused(const struct quiesce_ref *ref, enum quiesce_ref_misuse what, long seen)

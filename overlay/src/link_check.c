@@ -9,7 +9,8 @@
  * the overlay's node layout.  Nothing would crash at once; memory would be
  * freed under live readers.  So at load, before main(), this library looks
  * through the objects loaded so far and dies, naming the one it found, if
- * any is a liburcu library.  The overlay's inline headers refer to
+ * any is a liburcu library, whether the program or one of its libraries
+ * linked it.  The overlay's inline read sides and cds_lfht_new() refer to
  * quiesce_urcu_linked (urcu/static/quiesce-link.h), so a link that lists a
  * real liburcu first still loads this library, and the check runs.
  * A liburcu opened later with dlopen() is not seen.
