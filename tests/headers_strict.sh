@@ -46,4 +46,12 @@ for h in $(cd "$source/overlay/include" && find . -name '*.h' | sed 's|^\./||' |
 		check "$h" $mode -I "$source/overlay/include" -I "$source/include"
 	done
 done
+# How C++ programs use the overlay's queue and stack heads.
+if [ -n "$cxx" ]; then
+	if ! "$cxx" $cxxflags -I "$source/overlay/include" -I "$source/include" \
+		-c -o "$work/t.o" "$source/overlay/tests/cxx_usage.cc" 2> "$work/err"; then
+		echo "overlay/tests/cxx_usage.cc (C++):"; cat "$work/err"; exit 1
+	fi
+	count=$((count + 1))
+fi
 echo "$count header compilations clean"

@@ -167,8 +167,8 @@ static inline void _quiesce_wfcq_sc_init(struct quiesce_wfcq_node *head_node,
 	tail->p = head_node;
 }
 
-static inline bool _quiesce_wfcq_empty(struct quiesce_wfcq_node *head_node,
-				       struct quiesce_wfcq_tail *tail)
+static inline bool _quiesce_wfcq_empty(const struct quiesce_wfcq_node *head_node,
+				       const struct quiesce_wfcq_tail *tail)
 {
 	/* The link first: it is the consumer's cache line, the tail is not. */
 	return QUIESCE_LOAD(&head_node->next) == NULL && QUIESCE_LOAD(&tail->p) == head_node;

@@ -51,9 +51,28 @@ typedef union cds_lfs_stack_ptr {
 	struct __cds_lfs_stack *_s;
 	struct cds_lfs_stack *s;
 
+	cds_lfs_stack_ptr() = default;
 	cds_lfs_stack_ptr(struct __cds_lfs_stack *stack) : _s(stack) {}
 	cds_lfs_stack_ptr(struct cds_lfs_stack *stack) : s(stack) {}
 } cds_lfs_stack_ptr_t;
+#endif
+
+/* The same for the calls that only look (empty()), as liburcu 0.15's. */
+#ifndef __cplusplus
+typedef union {
+	const struct __cds_lfs_stack *_s;
+	const struct cds_lfs_stack *s;
+} __attribute__((__transparent_union__)) cds_lfs_stack_const_ptr_t;
+#else
+typedef union cds_lfs_stack_const_ptr {
+	const struct __cds_lfs_stack *_s;
+	const struct cds_lfs_stack *s;
+
+	cds_lfs_stack_const_ptr() = default;
+	cds_lfs_stack_const_ptr(const struct __cds_lfs_stack *stack) : _s(stack) {}
+	cds_lfs_stack_const_ptr(const struct cds_lfs_stack *stack) : s(stack) {}
+	cds_lfs_stack_const_ptr(cds_lfs_stack_ptr_t stack) : _s(stack._s) {}
+} cds_lfs_stack_const_ptr_t;
 #endif
 
 /*
@@ -93,9 +112,9 @@ static inline void cds_lfs_destroy(struct cds_lfs_stack *s)
 	quiesce_lfs_destroy(s);
 }
 
-static inline bool cds_lfs_empty(cds_lfs_stack_ptr_t s)
+static inline bool cds_lfs_empty(cds_lfs_stack_const_ptr_t s)
 {
-	return _quiesce_lfs_empty(urcu_lfs_stack_top(s));
+	return _quiesce_lfs_empty(&s._s->head);
 }
 
 /* Returns false if the stack was empty before, true otherwise. */

@@ -57,9 +57,28 @@ typedef union cds_wfcq_head_ptr {
 	struct __cds_wfcq_head *_h;
 	struct cds_wfcq_head *h;
 
+	cds_wfcq_head_ptr() = default;	/* as C's: uninitialized (LTTng-tools declares one) */
 	cds_wfcq_head_ptr(struct __cds_wfcq_head *head) : _h(head) {}
 	cds_wfcq_head_ptr(struct cds_wfcq_head *head) : h(head) {}
 } cds_wfcq_head_ptr_t;
+#endif
+
+/* The same for the calls that only look (empty()), as liburcu 0.15's. */
+#ifndef __cplusplus
+typedef union {
+	const struct __cds_wfcq_head *_h;
+	const struct cds_wfcq_head *h;
+} __attribute__((__transparent_union__)) cds_wfcq_head_const_ptr_t;
+#else
+typedef union cds_wfcq_head_const_ptr {
+	const struct __cds_wfcq_head *_h;
+	const struct cds_wfcq_head *h;
+
+	cds_wfcq_head_const_ptr() = default;
+	cds_wfcq_head_const_ptr(const struct __cds_wfcq_head *head) : _h(head) {}
+	cds_wfcq_head_const_ptr(const struct cds_wfcq_head *head) : h(head) {}
+	cds_wfcq_head_const_ptr(cds_wfcq_head_ptr_t head) : _h(head._h) {}
+} cds_wfcq_head_const_ptr_t;
 #endif
 
 /*
@@ -130,9 +149,9 @@ static inline void cds_wfcq_destroy(struct cds_wfcq_head *head, struct cds_wfcq_
 	quiesce_wfcq_destroy(head, tail);
 }
 
-static inline bool cds_wfcq_empty(cds_wfcq_head_ptr_t head, struct cds_wfcq_tail *tail)
+static inline bool cds_wfcq_empty(cds_wfcq_head_const_ptr_t head, const struct cds_wfcq_tail *tail)
 {
-	return _quiesce_wfcq_empty(urcu_wfcq_head_node(head), tail);
+	return _quiesce_wfcq_empty(&head._h->node, tail);
 }
 
 static inline void cds_wfcq_dequeue_lock(struct cds_wfcq_head *head, struct cds_wfcq_tail *tail)

@@ -55,9 +55,28 @@ typedef union cds_wfs_stack_ptr {
 	struct __cds_wfs_stack *_s;
 	struct cds_wfs_stack *s;
 
+	cds_wfs_stack_ptr() = default;
 	cds_wfs_stack_ptr(struct __cds_wfs_stack *stack) : _s(stack) {}
 	cds_wfs_stack_ptr(struct cds_wfs_stack *stack) : s(stack) {}
 } cds_wfs_stack_ptr_t;
+#endif
+
+/* The same for the calls that only look (empty()), as liburcu 0.15's. */
+#ifndef __cplusplus
+typedef union {
+	const struct __cds_wfs_stack *_s;
+	const struct cds_wfs_stack *s;
+} __attribute__((__transparent_union__)) cds_wfs_stack_const_ptr_t;
+#else
+typedef union cds_wfs_stack_const_ptr {
+	const struct __cds_wfs_stack *_s;
+	const struct cds_wfs_stack *s;
+
+	cds_wfs_stack_const_ptr() = default;
+	cds_wfs_stack_const_ptr(const struct __cds_wfs_stack *stack) : _s(stack) {}
+	cds_wfs_stack_const_ptr(const struct cds_wfs_stack *stack) : s(stack) {}
+	cds_wfs_stack_const_ptr(cds_wfs_stack_ptr_t stack) : _s(stack._s) {}
+} cds_wfs_stack_const_ptr_t;
 #endif
 
 /*
@@ -104,9 +123,9 @@ static inline void cds_wfs_destroy(struct cds_wfs_stack *s)
 	quiesce_wfs_destroy(s);
 }
 
-static inline bool cds_wfs_empty(cds_wfs_stack_ptr_t s)
+static inline bool cds_wfs_empty(cds_wfs_stack_const_ptr_t s)
 {
-	return _quiesce_wfs_empty(urcu_wfs_stack_top(s));
+	return _quiesce_wfs_empty(&s._s->head);
 }
 
 /* Returns 0 if the stack was empty before, 1 otherwise. */

@@ -40,6 +40,13 @@ static void release(struct urcu_ref *ref)
 	released += o->value;
 }
 
+/* The calls that only look take const queues and stacks, as in liburcu 0.15. */
+static bool looks_empty(const struct cds_wfcq_head *head, const struct cds_wfcq_tail *tail,
+			const struct cds_wfs_stack *wfs, const struct cds_lfs_stack *lfs)
+{
+	return cds_wfcq_empty(head, tail) && cds_wfs_empty(wfs) && cds_lfs_empty(lfs);
+}
+
 static int fail(const char *what)
 {
 	fprintf(stderr, "header_only: %s\n", what);
@@ -94,6 +101,12 @@ int main(void)
 	if (qn != &a.wfcq || __cds_wfcq_dequeue_blocking(&wfcq_head, &wfcq_tail) != &b.wfcq ||
 	    !cds_wfcq_empty(&wfcq_head, &wfcq_tail))
 		return fail("wfcqueue");
+	cds_wfs_init(&wfs);
+	cds_lfs_init(&lfs);
+	if (!looks_empty(&wfcq_head, &wfcq_tail, &wfs, &lfs))
+		return fail("empty() through const pointers");
+	cds_wfs_destroy(&wfs);
+	cds_lfs_destroy(&lfs);
 	cds_wfcq_destroy(&wfcq_head, &wfcq_tail);
 
 	cds_wfs_init(&wfs);
