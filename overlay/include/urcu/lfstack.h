@@ -12,10 +12,10 @@
  * cds_lfs_push (false if the stack was empty before), cds_lfs_pop_blocking
  * and cds_lfs_pop_all_blocking (under the stack's mutex; the nodes may be
  * freed at once if nobody uses the __ pops on that stack), __cds_lfs_pop
- * (quiesce_lfs_pop_rcu: inside rcu_read_lock(), nodes freed or pushed
- * again only after a grace period) and __cds_lfs_pop_all
- * (quiesce_lfs_pop_all).  These are liburcu's rules; quiesce/stack.h
- * gives the argument.  All calls are inline.
+ * (quiesce_lfs_pop_rcu's helper on the top word: inside rcu_read_lock(),
+ * nodes freed or pushed again only after a grace period) and
+ * __cds_lfs_pop_all (quiesce_lfs_pop_all's).  These are liburcu's rules;
+ * quiesce/stack.h gives the argument.  All calls are inline.
  */
 #ifndef QUIESCE_OVERLAY_URCU_LFSTACK_H
 #define QUIESCE_OVERLAY_URCU_LFSTACK_H
@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <urcu/static/quiesce-ptr-union.h>
 #include <quiesce/stack.h>
 
 #ifdef __cplusplus
@@ -41,39 +42,7 @@ struct __cds_lfs_stack {
 	struct cds_lfs_head *head;
 };
 
-#ifndef __cplusplus
-typedef union {
-	struct __cds_lfs_stack *_s;
-	struct cds_lfs_stack *s;
-} __attribute__((__transparent_union__)) cds_lfs_stack_ptr_t;
-#else
-typedef union cds_lfs_stack_ptr {
-	struct __cds_lfs_stack *_s;
-	struct cds_lfs_stack *s;
-
-	cds_lfs_stack_ptr() = default;
-	cds_lfs_stack_ptr(struct __cds_lfs_stack *stack) : _s(stack) {}
-	cds_lfs_stack_ptr(struct cds_lfs_stack *stack) : s(stack) {}
-} cds_lfs_stack_ptr_t;
-#endif
-
-/* The same for the calls that only look (empty()), as liburcu 0.15's. */
-#ifndef __cplusplus
-typedef union {
-	const struct __cds_lfs_stack *_s;
-	const struct cds_lfs_stack *s;
-} __attribute__((__transparent_union__)) cds_lfs_stack_const_ptr_t;
-#else
-typedef union cds_lfs_stack_const_ptr {
-	const struct __cds_lfs_stack *_s;
-	const struct cds_lfs_stack *s;
-
-	cds_lfs_stack_const_ptr() = default;
-	cds_lfs_stack_const_ptr(const struct __cds_lfs_stack *stack) : _s(stack) {}
-	cds_lfs_stack_const_ptr(const struct cds_lfs_stack *stack) : s(stack) {}
-	cds_lfs_stack_const_ptr(cds_lfs_stack_ptr_t stack) : _s(stack._s) {}
-} cds_lfs_stack_const_ptr_t;
-#endif
+_URCU_PTR_UNIONS(cds_lfs_stack, struct __cds_lfs_stack, struct cds_lfs_stack, s);
 
 /*
  * The top word of either stack, which is all the calls that take no lock

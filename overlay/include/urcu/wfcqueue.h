@@ -32,6 +32,7 @@
 #include <stddef.h>
 
 #include <urcu/compiler.h>
+#include <urcu/static/quiesce-ptr-union.h>
 #include <quiesce/wfqueue.h>
 
 #ifdef __cplusplus
@@ -47,39 +48,7 @@ struct __cds_wfcq_head {
 	struct cds_wfcq_node node;
 };
 
-#ifndef __cplusplus
-typedef union {
-	struct __cds_wfcq_head *_h;
-	struct cds_wfcq_head *h;
-} __attribute__((__transparent_union__)) cds_wfcq_head_ptr_t;
-#else
-typedef union cds_wfcq_head_ptr {
-	struct __cds_wfcq_head *_h;
-	struct cds_wfcq_head *h;
-
-	cds_wfcq_head_ptr() = default;	/* as C's: uninitialized (LTTng-tools declares one) */
-	cds_wfcq_head_ptr(struct __cds_wfcq_head *head) : _h(head) {}
-	cds_wfcq_head_ptr(struct cds_wfcq_head *head) : h(head) {}
-} cds_wfcq_head_ptr_t;
-#endif
-
-/* The same for the calls that only look (empty()), as liburcu 0.15's. */
-#ifndef __cplusplus
-typedef union {
-	const struct __cds_wfcq_head *_h;
-	const struct cds_wfcq_head *h;
-} __attribute__((__transparent_union__)) cds_wfcq_head_const_ptr_t;
-#else
-typedef union cds_wfcq_head_const_ptr {
-	const struct __cds_wfcq_head *_h;
-	const struct cds_wfcq_head *h;
-
-	cds_wfcq_head_const_ptr() = default;
-	cds_wfcq_head_const_ptr(const struct __cds_wfcq_head *head) : _h(head) {}
-	cds_wfcq_head_const_ptr(const struct cds_wfcq_head *head) : h(head) {}
-	cds_wfcq_head_const_ptr(cds_wfcq_head_ptr_t head) : _h(head._h) {}
-} cds_wfcq_head_const_ptr_t;
-#endif
+_URCU_PTR_UNIONS(cds_wfcq_head, struct __cds_wfcq_head, struct cds_wfcq_head, h);
 
 /*
  * The node of either head, which is all the calls that take no lock use

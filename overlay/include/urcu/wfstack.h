@@ -14,8 +14,9 @@
  * forms of those take the address of the top word (urcu_wfs_stack_top()).
  *
  * Each call is quiesce's: cds_wfs_X is quiesce_wfs_X and __cds_wfs_X is
- * quiesce_wfs_sc_X (__cds_wfs_pop_all is quiesce_wfs_sc_pop_all), with the
- * same arguments, return values (0 / 1 from push, CDS_WFS_WOULDBLOCK,
+ * quiesce_wfs_sc_X (__cds_wfs_pop_all is quiesce_wfs_sc_pop_all), or the
+ * _quiesce_wfs_ helper those are made of, on the top word, with the same
+ * arguments, return values (0 / 1 from push, CDS_WFS_WOULDBLOCK,
  * CDS_WFS_STATE_LAST) and rules: push from any thread at any time; the
  * cds_ pops under the stack's mutex; the __cds_ pops with poppers
  * serialized by the caller.  All calls are inline.
@@ -31,6 +32,7 @@
 #include <stddef.h>
 
 #include <urcu/compiler.h>
+#include <urcu/static/quiesce-ptr-union.h>
 #include <quiesce/stack.h>
 
 #ifdef __cplusplus
@@ -45,39 +47,7 @@ struct __cds_wfs_stack {
 	struct cds_wfs_head *head;
 };
 
-#ifndef __cplusplus
-typedef union {
-	struct __cds_wfs_stack *_s;
-	struct cds_wfs_stack *s;
-} __attribute__((__transparent_union__)) cds_wfs_stack_ptr_t;
-#else
-typedef union cds_wfs_stack_ptr {
-	struct __cds_wfs_stack *_s;
-	struct cds_wfs_stack *s;
-
-	cds_wfs_stack_ptr() = default;
-	cds_wfs_stack_ptr(struct __cds_wfs_stack *stack) : _s(stack) {}
-	cds_wfs_stack_ptr(struct cds_wfs_stack *stack) : s(stack) {}
-} cds_wfs_stack_ptr_t;
-#endif
-
-/* The same for the calls that only look (empty()), as liburcu 0.15's. */
-#ifndef __cplusplus
-typedef union {
-	const struct __cds_wfs_stack *_s;
-	const struct cds_wfs_stack *s;
-} __attribute__((__transparent_union__)) cds_wfs_stack_const_ptr_t;
-#else
-typedef union cds_wfs_stack_const_ptr {
-	const struct __cds_wfs_stack *_s;
-	const struct cds_wfs_stack *s;
-
-	cds_wfs_stack_const_ptr() = default;
-	cds_wfs_stack_const_ptr(const struct __cds_wfs_stack *stack) : _s(stack) {}
-	cds_wfs_stack_const_ptr(const struct cds_wfs_stack *stack) : s(stack) {}
-	cds_wfs_stack_const_ptr(cds_wfs_stack_ptr_t stack) : _s(stack._s) {}
-} cds_wfs_stack_const_ptr_t;
-#endif
+_URCU_PTR_UNIONS(cds_wfs_stack, struct __cds_wfs_stack, struct cds_wfs_stack, s);
 
 /*
  * The top word of either stack, which is all the calls that take no lock
