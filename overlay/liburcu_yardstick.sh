@@ -1,113 +1,145 @@
-#!/bin/sh
-# Builds liburcu's own test programs (its repository's tests/benchmark,
-# tests/regression and tests/unit, the flavor ones) unchanged against an
-# installed overlay, with -I/-l only, and runs each briefly.  Not part of
-# CI (it needs liburcu's sources): docs/LIBURCU.md has the results.
+#!/bin/bash
+# Builds every test program of liburcu's own test suite (its repository's
+# tests/unit, tests/benchmark and tests/regression, C and C++) unchanged
+# against an installed overlay, with -I/-l only, and runs the suites as
+# liburcu's own targets do: `make check` (the unit TESTS) and `make
+# regtest` (regression's REGTEST_TESTS, then benchmark's: the 1-second
+# urcu and hash table runs), through liburcu's own .tap scripts.  Not part
+# of CI (it needs liburcu's sources, 0.14 or later): docs/LIBURCU.md has
+# the results.
 #
 #   overlay/liburcu_yardstick.sh LIBURCU_SOURCE_DIR PREFIX [WORKDIR]
 #
-# PREFIX is where `make install` put quiesce.  Prints one line per program:
-# built or not, and its result.
+# PREFIX is where `make install` put quiesce.  YARDSTICK_SUITES picks the
+# suites ("check regtest", the default; regtest takes about half an hour
+# on two CPUs; empty builds only).  The program list, sources and per-program flags are read
+# from liburcu's Makefile.am files, so the set is the one its version
+# builds.  Prints one line per program that does not build cleanly, then
+# one per test: its TAP counts and exit status.  Exits 1 if any program
+# fails to build, reaches a real liburcu, or any test fails.
 set -u
 src=$1 prefix=$2 work=${3:-$(mktemp -d)}
-cc=${CC:-cc}
+suites=${YARDSTICK_SUITES-check regtest}
+cc=${CC:-cc} cxx=${CXX:-c++}
 libdir=$(ls -d "$prefix"/lib*/ | head -n 1)
 libdir=${libdir%/}
-mkdir -p "$work"
+tests=$src/tests
+build=$work/tests
 export LD_LIBRARY_PATH="$libdir"
+
+if ! ls "$tests"/regression/*.tap > /dev/null 2>&1; then
+	echo "$tests: no .tap scripts (liburcu 0.13 generates them with its configure); use 0.14 or later" >&2
+	exit 2
+fi
+mkdir -p "$build/unit" "$build/benchmark" "$build/regression" "$build/lib"
 
 inc="-I$prefix/include/quiesce/liburcu -I$prefix/include"
 libs="-L$libdir -lquiesce-urcu -lquiesce -pthread"
-# What liburcu's configure defines for its tests on Linux, and its own
-# tests' include paths (src/ for the internal urcu-wait.h and urcu-die.h
-# that rcutorture uses), after the overlay's.
-conf="-D_GNU_SOURCE -DHAVE_GETTID=1 -DHAVE_RAND_R=1 -DHAVE_SCHED_SETAFFINITY=1 -DHAVE_SCHED_GETCPU=1"
-bench="$conf -I$src/tests/common -include $src/tests/benchmark/common-states.h"
-reg="$conf -I$src/tests/common -I$src/tests/utils -I$src/src"
-tap="$src/tests/utils/tap.c"
+# What liburcu's configure defines for its tests on Linux (its config.h),
+# and its tests' own include paths after the overlay's: src/ for the
+# internal urcu-wait.h and compat-smp.h some tests use.
+conf="-D_GNU_SOURCE -DHAVE_GETTID=1 -DHAVE_RAND_R=1 -DHAVE_SCHED_SETAFFINITY=1
+	-DHAVE_SCHED_GETCPU=1 -I$tests/common -I$tests/utils -I$src/src"
+warn="-Wall -Wextra"
+failed=0
 
-# name | sources | flags | arguments to run it with
-programs='
-test_urcu|benchmark/test_urcu.c benchmark/common-states.c|BENCH|4 1 2
-test_urcu_dynamic_link|benchmark/test_urcu.c benchmark/common-states.c|BENCH -DDYNAMIC_LINK_TEST|4 1 2
-test_urcu_mb|benchmark/test_urcu.c benchmark/common-states.c|BENCH -DRCU_MB|4 1 2
-test_urcu_signal|benchmark/test_urcu.c benchmark/common-states.c|BENCH -DRCU_SIGNAL|4 1 2
-test_urcu_yield|benchmark/test_urcu.c benchmark/common-states.c common/debug-yield.c|BENCH -DDEBUG_YIELD|4 1 2
-test_urcu_timing|benchmark/test_urcu_timing.c benchmark/common-states.c|BENCH|4 1 2
-test_urcu_qsbr|benchmark/test_urcu_qsbr.c benchmark/common-states.c|BENCH|4 1 2
-test_urcu_qsbr_dynamic_link|benchmark/test_urcu_qsbr.c benchmark/common-states.c|BENCH -DDYNAMIC_LINK_TEST|4 1 2
-test_urcu_qsbr_timing|benchmark/test_urcu_qsbr_timing.c benchmark/common-states.c|BENCH|4 1 2
-test_urcu_bp|benchmark/test_urcu_bp.c benchmark/common-states.c|BENCH|4 1 2
-test_urcu_bp_dynamic_link|benchmark/test_urcu_bp.c benchmark/common-states.c|BENCH -DDYNAMIC_LINK_TEST|4 1 2
-test_urcu_gc|benchmark/test_urcu_gc.c benchmark/common-states.c|BENCH|4 1 2
-test_urcu_lgc|benchmark/test_urcu_gc.c benchmark/common-states.c|BENCH -DTEST_LOCAL_GC|4 1 2
-test_urcu_mb_gc|benchmark/test_urcu_gc.c benchmark/common-states.c|BENCH -DRCU_MB|4 1 2
-test_urcu_mb_lgc|benchmark/test_urcu_gc.c benchmark/common-states.c|BENCH -DRCU_MB -DTEST_LOCAL_GC|4 1 2
-test_urcu_qsbr_gc|benchmark/test_urcu_qsbr_gc.c benchmark/common-states.c|BENCH|4 1 2
-test_urcu_qsbr_lgc|benchmark/test_urcu_qsbr_gc.c benchmark/common-states.c|BENCH -DTEST_LOCAL_GC|4 1 2
-test_urcu_defer|benchmark/test_urcu_defer.c benchmark/common-states.c|BENCH|4 1 2
-test_urcu_assign|benchmark/test_urcu_assign.c benchmark/common-states.c|BENCH|4 1 2
-test_urcu_assign_dynamic_link|benchmark/test_urcu_assign.c benchmark/common-states.c|BENCH -DDYNAMIC_LINK_TEST|4 1 2
-test_uatomic_bench|benchmark/test_uatomic.c|BENCH|
-test_barrier|benchmark/test_barrier.c benchmark/common-states.c|BENCH|2 1 1
-test_urcu_fork|regression/test_urcu_fork.c TAP|REG|
-rcutorture_urcu_membarrier_stress|regression/urcutorture.c TAP|REG -DRCU_MEMBARRIER|4 stress
-rcutorture_urcu_mb_stress|regression/urcutorture.c TAP|REG -DRCU_MB|4 stress
-rcutorture_urcu_qsbr_stress|regression/urcutorture.c TAP|REG -DTORTURE_QSBR -DRCU_QSBR|4 stress
-rcutorture_urcu_bp_stress|regression/urcutorture.c TAP|REG -DRCU_BP|4 stress
-rcutorture_urcu_membarrier_perf|regression/urcutorture.c TAP|REG -DRCU_MEMBARRIER|4 perf
-rcutorture_urcu_membarrier_rperf|regression/urcutorture.c TAP|REG -DRCU_MEMBARRIER|4 rperf
-rcutorture_urcu_membarrier_uperf|regression/urcutorture.c TAP|REG -DRCU_MEMBARRIER|4 uperf
-rcutorture_urcu_membarrier_stress_percpu|regression/urcutorture.c TAP|REG -DRCU_MEMBARRIER|4 stress 1 callrcu_percpu
-rcutorture_urcu_membarrier_stress_perthread|regression/urcutorture.c TAP|REG -DRCU_MEMBARRIER|4 stress 1 callrcu_perthread
-rcutorture_urcu_qsbr_stress_percpu|regression/urcutorture.c TAP|REG -DTORTURE_QSBR -DRCU_QSBR|4 stress 1 callrcu_percpu
-rcutorture_urcu_bp_stress_perthread|regression/urcutorture.c TAP|REG -DRCU_BP|4 stress 1 callrcu_perthread
-test_uatomic|unit/test_uatomic.c TAP|REG|
-test_urcu_multiflavor|unit/test_urcu_multiflavor.c unit/test_urcu_multiflavor-memb.c unit/test_urcu_multiflavor-mb.c unit/test_urcu_multiflavor-bp.c unit/test_urcu_multiflavor-qsbr.c TAP|REG|
-test_urcu_multiflavor_dynlink|unit/test_urcu_multiflavor.c unit/test_urcu_multiflavor-memb.c unit/test_urcu_multiflavor-mb.c unit/test_urcu_multiflavor-bp.c unit/test_urcu_multiflavor-qsbr.c TAP|REG -DDYNAMIC_LINK_TEST|
-test_urcu_multiflavor_single_unit|unit/test_urcu_multiflavor_single_unit.c TAP|REG|
-test_urcu_multiflavor_single_unit_dynlink|unit/test_urcu_multiflavor_single_unit.c TAP|REG -DDYNAMIC_LINK_TEST|
-'
+# The helper libraries liburcu's tests link (libtap, libdebug-yield).
+$cc -O2 -c $inc $conf -o "$build/lib/tap.o" "$tests/utils/tap.c" || exit 1
+$cc -O2 -c $inc $conf -o "$build/lib/debug-yield.o" "$tests/common/debug-yield.c" || exit 1
 
-echo "$programs" | while IFS='|' read -r name sources flags args; do
-	[ -n "$name" ] || continue
-	files=""
+# Makefile.am with continuation lines joined and comments dropped.
+makefile() {
+	sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' -e '/^#/d' "$tests/$1/Makefile.am"
+}
+# The value of variable $2 in directory $1's Makefile.am, $(...) dropped.
+var() {
+	makefile "$1" | sed -n "s/^$2[ 	]*[+]*=[ 	]*//p" | sed 's/\$([A-Za-z_]*)//g'
+}
+
+build_program() { # dir, program
+	dir=$1 prog=$2
+	canon=$(echo "$prog" | tr -c 'A-Za-z0-9_@\n' '_')
+	sources=$(var "$dir" "${canon}_SOURCES")
+	flags="$(var "$dir" "${canon}_CFLAGS") $(var "$dir" "${canon}_CXXFLAGS")"
+	ldadd=$(makefile "$dir" | sed -n "s/^${canon}_LDADD[ 	]*=//p")
+	extra=""
+	[ "$dir" = benchmark ] && extra="-include $tests/benchmark/common-states.h"
+	objs="" link=$cc ok=1 log="$build/$dir/$prog.build.log"
+	: > "$log"
 	for s in $sources; do
-		if [ "$s" = TAP ]; then files="$files $tap"; else files="$files $src/tests/$s"; fi
+		case $s in
+		*.h) continue ;;
+		*.cpp | *.cc) compiler=$cxx link=$cxx ;;
+		*) compiler=$cc ;;
+		esac
+		o="$build/$dir/$prog.${s%.*}.o"
+		$compiler -O2 $warn -c -MD -MF "$o.d" -o "$o" $inc $conf $extra $flags \
+			"$tests/$dir/$s" >> "$log" 2>&1 || ok=0
+		objs="$objs $o"
 	done
-	flags=$(echo "$flags" | sed "s|BENCH|$bench|; s|REG|$reg|")
-	objs="" ok=1 i=0
-	: >"$work/$name.build.log"
-	for f in $files; do
-		i=$((i + 1))
-		$cc -O2 -w -c -MD -MF "$work/$name.$i.d" -o "$work/$name.$i.o" $inc $flags "$f" \
-			>>"$work/$name.build.log" 2>&1 || ok=0
-		objs="$objs $work/$name.$i.o"
-	done
-	[ $ok = 1 ] && $cc -o "$work/$name" $objs $libs >>"$work/$name.build.log" 2>&1 || ok=0
+	case $ldadd in *TAP_LIB*) objs="$objs $build/lib/tap.o" ;; esac
+	case $ldadd in *DEBUG_YIELD_LIB*) objs="$objs $build/lib/debug-yield.o" ;; esac
+	[ $ok = 1 ] && $link -o "$build/$dir/$prog" $objs $libs >> "$log" 2>&1 || ok=0
 	if [ $ok = 0 ]; then
-		printf '%-44s does not build: %s\n' "$name" \
-			"$(grep -m1 -E 'error|undefined' "$work/$name.build.log")"
-		continue
+		printf '%-48s does not build: %s\n' "$dir/$prog" \
+			"$(grep -m1 -E 'error|undefined' "$log")"
+		return 1
 	fi
 	# A header the overlay lacks would be found in a real liburcu's
 	# installed headers (the system include path): that is a failure too.
-	real=$(cat "$work/$name".*.d | tr ' ' '\n' | grep -E '/urcu[/.-]' |
+	real=$(cat "$build/$dir/$prog".*.d | tr ' ' '\n' | grep -E '/urcu[/.-]' |
 		grep -v -e "^$prefix/" -e "^$src/" | sort -u | head -n 3 | tr '\n' ' ')
 	if [ -n "$real" ]; then
-		printf '%-44s used real liburcu headers: %s\n' "$name" "$real"
-		continue
+		printf '%-48s used real liburcu headers: %s\n' "$dir/$prog" "$real"
+		return 1
 	fi
-	if objdump -p "$work/$name" | grep NEEDED | grep -q liburcu; then
-		printf '%-44s linked against liburcu itself\n' "$name"
-		continue
+	if objdump -p "$build/$dir/$prog" | grep NEEDED | grep -q liburcu; then
+		printf '%-48s linked against liburcu itself\n' "$dir/$prog"
+		return 1
 	fi
-	timeout 120 "$work/$name" $args >"$work/$name.run.log" 2>&1
-	rc=$?
-	if [ $rc -eq 0 ]; then
-		printf '%-44s builds, passes\n' "$name"
-	else
-		printf '%-44s builds, fails (exit %d): %s\n' "$name" "$rc" \
-			"$(grep -m1 -iE 'not ok|error|fail|abort|assert' "$work/$name.run.log")"
+	# Warnings from the overlay's headers (liburcu's compile these cleanly).
+	if grep -q "^$prefix/.*warning:" "$log"; then
+		printf '%-48s builds, with warnings from the overlay: %s\n' "$dir/$prog" \
+			"$(grep -m1 "^$prefix/.*warning:" "$log")"
 	fi
+	return 0
+}
+
+built=0
+for dir in unit benchmark regression; do
+	for prog in $(var "$dir" noinst_PROGRAMS); do
+		if build_program "$dir" "$prog"; then built=$((built + 1)); else failed=1; fi
+	done
 done
+echo "$built programs built"
+
+# liburcu's tests find their programs and scripts through these.
+export URCU_TESTS_SRCDIR="$tests" URCU_TESTS_BUILDDIR="$build"
+
+run_test() { # dir, test
+	dir=$1 t=$2 log="$build/$1/$2.log"
+	if [ -x "$build/$dir/$t" ]; then	# a program
+		set -- "$build/$dir/$t"
+	else				# one of liburcu's scripts
+		set -- bash "$tests/$dir/$t"
+	fi
+	timeout 1800 "$@" > "$log" 2>&1 < /dev/null
+	rc=$?
+	oks=$(grep -c '^ok' "$log") bad=$(grep -c '^not ok' "$log")
+	verdict=passes
+	[ $rc -ne 0 ] || [ "$bad" -ne 0 ] && verdict=FAILS failed=1
+	printf '%-48s %s: %d ok, %d not ok, exit %d\n' "$dir/$t" "$verdict" "$oks" "$bad" $rc
+	[ $verdict = passes ] || grep -m3 -e '^not ok' -e '^#.*[Ee]rror' "$log" | sed 's/^/    /'
+}
+
+for suite in $suites; do
+	case $suite in
+	check) for t in $(var unit TESTS); do run_test unit "$t"; done ;;
+	regtest)
+		for t in $(var regression REGTEST_TESTS); do run_test regression "$t"; done
+		for t in $(var benchmark REGTEST_TESTS); do run_test benchmark "$t"; done
+		;;
+	*) echo "unknown suite $suite" >&2; exit 2 ;;
+	esac
+done
+exit $failed

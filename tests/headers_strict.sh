@@ -46,12 +46,23 @@ for h in $(cd "$source/overlay/include" && find . -name '*.h' | sed 's|^\./||' |
 		check "$h" $mode -I "$source/overlay/include" -I "$source/include"
 	done
 done
-# How C++ programs use the overlay's queue and stack heads.
-if [ -n "$cxx" ]; then
-	if ! "$cxx" $cxxflags -I "$source/overlay/include" -I "$source/include" \
-		-c -o "$work/t.o" "$source/overlay/tests/cxx_usage.cc" 2> "$work/err"; then
-		echo "overlay/tests/cxx_usage.cc (C++):"; cat "$work/err"; exit 1
+usage() { # compiler, flags, file
+	if ! $1 $2 -I "$source/overlay/include" -I "$source/include" \
+		-c -o "$work/t.o" "$source/overlay/tests/$3" 2> "$work/err"; then
+		echo "overlay/tests/$3 ($1 $2):"; cat "$work/err"; exit 1
 	fi
 	count=$((count + 1))
-fi
+}
+# How programs use the overlay: atomics and pointers on volatile and const
+# objects in C and C++, both linking modes; C++ programs, the queue and
+# stack heads.
+cxx11=$(echo "$cxxflags" | sed 's/gnu++17/gnu++11/')
+for mode in "" -DQUALIFIED_OUT_OF_LINE; do
+	usage "$compiler" "$flags $mode" qualified_usage.c
+	if [ -n "$cxx" ]; then
+		usage "$cxx" "-x c++ $cxxflags $mode" qualified_usage.c
+		usage "$cxx" "-x c++ $cxx11 $mode" qualified_usage.c
+	fi
+done
+[ -z "$cxx" ] || usage "$cxx" "$cxxflags" cxx_usage.cc
 echo "$count header compilations clean"

@@ -45,6 +45,20 @@
 /* Keeps the compiler from moving memory accesses across this point. */
 #define quiesce_compiler_barrier() __asm__ __volatile__("" ::: "memory")
 
+/*
+ * The type of the lvalue lv without const or volatile: the type of a
+ * temporary that an __atomic builtin reads or writes through a pointer
+ * (they refuse a pointer to volatile, an error in C++).  In C a comma
+ * expression is not an lvalue and its type carries no qualifier; in C++ it
+ * keeps them, so there std::remove_cv strips them.
+ */
+#ifdef __cplusplus
+#include <type_traits>
+#define QUIESCE_UNQUAL_TYPEOF(lv) typename std::remove_cv<__typeof__(lv)>::type
+#else
+#define QUIESCE_UNQUAL_TYPEOF(lv) __typeof__(((void)0, (lv)))
+#endif
+
 #define QUIESCE_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define QUIESCE_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define QUIESCE_LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)

@@ -167,7 +167,7 @@ static inline bool quiesce_rcu_read_ongoing(void)
 /* Returns the pointer found; the store happened when that equals old. */
 #define quiesce_rcu_cmpxchg_pointer(pp, old, v)                                \
 	({                                                                      \
-		__typeof__(*(pp)) quiesce_expected_ = (old);                    \
+		QUIESCE_UNQUAL_TYPEOF(*(pp)) quiesce_expected_ = (old);         \
 		__atomic_compare_exchange_n((pp), &quiesce_expected_, (v), 0,   \
 					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
 		quiesce_expected_;                                              \

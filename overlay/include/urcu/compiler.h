@@ -1,7 +1,10 @@
 /*
  * urcu/compiler.h (liburcu overlay) - liburcu's compiler helpers: branch
  * hints, the compiler barrier, ACCESS_ONCE, container_of, min/max, build
- * assertions.  Plain GCC builtins; nothing here reaches quiesce.
+ * assertions.  Plain GCC builtins; of quiesce it takes only
+ * QUIESCE_UNQUAL_TYPEOF (quiesce/compiler.h, which brings C++'s
+ * <type_traits> as liburcu 0.15's compiler.h does), for the temporaries
+ * of system.h's and uatomic.h's accesses.
  */
 #ifndef _URCU_COMPILER_H
 #define _URCU_COMPILER_H
@@ -9,6 +12,7 @@
 #include <stddef.h>
 
 #include <urcu/config.h>
+#include <quiesce/compiler.h>
 
 #define caa_likely(x) __builtin_expect(!!(x), 1)
 #define caa_unlikely(x) __builtin_expect(!!(x), 0)
@@ -58,7 +62,8 @@
 #define __rcu
 
 #ifdef __cplusplus
-#define URCU_FORCE_CAST(type, arg) (reinterpret_cast<type>(arg))
+/* C++: to the unqualified type (a cast to a const pointer is a warning). */
+#define URCU_FORCE_CAST(to, arg) (reinterpret_cast<typename std::remove_cv<to>::type>(arg))
 #else
 #define URCU_FORCE_CAST(type, arg) ((type)(arg))
 #endif

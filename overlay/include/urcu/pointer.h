@@ -28,7 +28,7 @@ extern "C" {
 #define _rcu_xchg_pointer(p, v) quiesce_rcu_xchg_pointer(p, v)
 #define _rcu_set_pointer(p, v)                                                 \
 	do {                                                                   \
-		__typeof__(*(p)) urcu_set_v_ = (v);                            \
+		QUIESCE_UNQUAL_TYPEOF(*(p)) urcu_set_v_ = (v);                 \
 		quiesce_rcu_assign_pointer(*(p), urcu_set_v_);                 \
 	} while (0)
 #define _rcu_assign_pointer(p, v) _rcu_set_pointer(&(p), v)

@@ -15,19 +15,12 @@
 /*
  * Declares name and loads *addr into it atomically with the C11 order mo.
  * name's type is *addr's without const or volatile, so that a load through
- * a pointer to const builds, as liburcu's do (LTTng-tools reads counters
- * through const pointers): in C, a comma expression is not an lvalue and
- * its type has no qualifiers; in C++ it keeps them, so there name is
- * initialized from __atomic_load_n() (integers and pointers, as liburcu
- * 0.15's own builtins take).
+ * a pointer to const (LTTng-tools reads counters through one) or to
+ * volatile builds in C and C++, as liburcu's do.
  */
-#ifndef __cplusplus
 #define _URCU_LOAD_INTO(name, addr, mo)                                        \
-	__typeof__(((void)0, *(addr))) name;                                   \
+	QUIESCE_UNQUAL_TYPEOF(*(addr)) name;                                   \
 	__atomic_load((addr), &name, (mo))
-#else
-#define _URCU_LOAD_INTO(name, addr, mo) __typeof__(*(addr)) name = __atomic_load_n((addr), (mo))
-#endif
 
 #define _CMM_LOAD_SHARED(p)                                                    \
 	__extension__({                                                        \
@@ -39,7 +32,7 @@
 /* Stores v into x and yields v, as liburcu's does. */
 #define _CMM_STORE_SHARED(x, v)                                                \
 	__extension__({                                                        \
-		__typeof__(x) cmm_store_v_ = (v);                              \
+		QUIESCE_UNQUAL_TYPEOF(x) cmm_store_v_ = (v);                   \
 		__atomic_store(&(x), &cmm_store_v_, __ATOMIC_RELAXED);         \
 		cmm_store_v_;                                                  \
 	})

@@ -68,14 +68,19 @@ enum cmm_memorder {
 	})
 #define uatomic_store_mo(addr, v, mo)                                          \
 	do {                                                                   \
-		__typeof__(*(addr)) uatomic_v_ = (v);                          \
+		QUIESCE_UNQUAL_TYPEOF(*(addr)) uatomic_v_ = (v);               \
 		__atomic_store((addr), &uatomic_v_, _cmm_c11_mo(mo));          \
 		_cmm_fence_after_access(mo);                                   \
 	} while (0)
+/*
+ * old is only compared, so it is cast, as liburcu converts it (-1UL for an
+ * unsigned int, its own tests do that); new converts as an assignment.
+ */
 #define uatomic_cmpxchg_mo(addr, old, new, mos, mof)                           \
 	__extension__({                                                        \
-		__typeof__(*(addr)) uatomic_old_ = (old);                      \
-		__typeof__(*(addr)) uatomic_new_ = (new);                      \
+		QUIESCE_UNQUAL_TYPEOF(*(addr)) uatomic_old_ =                  \
+			(QUIESCE_UNQUAL_TYPEOF(*(addr)))(old);                 \
+		QUIESCE_UNQUAL_TYPEOF(*(addr)) uatomic_new_ = (new);           \
 		__atomic_compare_exchange((addr), &uatomic_old_, &uatomic_new_, 0, \
 					  _cmm_c11_mo(mos), _cmm_c11_mo(mof)); \
 		_cmm_fence_after_rmw(mos);                                     \
@@ -83,21 +88,21 @@ enum cmm_memorder {
 	})
 #define uatomic_xchg_mo(addr, v, mo)                                           \
 	__extension__({                                                        \
-		__typeof__(*(addr)) uatomic_v_ = (v), uatomic_old_;            \
+		QUIESCE_UNQUAL_TYPEOF(*(addr)) uatomic_v_ = (v), uatomic_old_; \
 		__atomic_exchange((addr), &uatomic_v_, &uatomic_old_, _cmm_c11_mo(mo)); \
 		_cmm_fence_after_rmw(mo);                                      \
 		uatomic_old_;                                                  \
 	})
 #define uatomic_add_return_mo(addr, v, mo)                                     \
 	__extension__({                                                        \
-		__typeof__(*(addr)) uatomic_r_ =                               \
+		QUIESCE_UNQUAL_TYPEOF(*(addr)) uatomic_r_ =                    \
 			__atomic_add_fetch((addr), (v), _cmm_c11_mo(mo));      \
 		_cmm_fence_after_rmw(mo);                                      \
 		uatomic_r_;                                                    \
 	})
 #define uatomic_sub_return_mo(addr, v, mo)                                     \
 	__extension__({                                                        \
-		__typeof__(*(addr)) uatomic_r_ =                               \
+		QUIESCE_UNQUAL_TYPEOF(*(addr)) uatomic_r_ =                    \
 			__atomic_sub_fetch((addr), (v), _cmm_c11_mo(mo));      \
 		_cmm_fence_after_rmw(mo);                                      \
 		uatomic_r_;                                                    \

@@ -66,8 +66,18 @@ _Static_assert(offsetof(struct __cds_wfs_stack, head) == 0 &&
 	       "the top word leads both stacks");
 #endif
 
+/*
+ * liburcu 0.13's are void pointers, 0.14's and later typed ones.  In C a
+ * void pointer compares with and converts to the head and the node alike;
+ * C++ converts no void pointer, so there they are typed, as 0.14's.
+ */
+#ifdef __cplusplus
+#define CDS_WFS_END QUIESCE_WFS_END
+#define CDS_WFS_WOULDBLOCK QUIESCE_WFS_WOULDBLOCK
+#else
 #define CDS_WFS_END ((void *)QUIESCE_WFS_END)
 #define CDS_WFS_WOULDBLOCK ((void *)QUIESCE_WFS_WOULDBLOCK)
+#endif
 
 enum cds_wfs_state {
 	CDS_WFS_STATE_LAST = QUIESCE_WFS_STATE_LAST,
