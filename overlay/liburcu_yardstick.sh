@@ -35,22 +35,29 @@ mkdir -p "$build/unit" "$build/benchmark" "$build/regression" "$build/lib"
 
 inc="-I$prefix/include/quiesce/liburcu -I$prefix/include"
 libs="-L$libdir -lquiesce-urcu -lquiesce -pthread"
-# What liburcu's configure defines for its tests on Linux (its config.h),
-# and its tests' own include paths after the overlay's: src/ for the
-# internal urcu-wait.h and compat-smp.h some tests use.
+# What liburcu's configure defines for its tests on Linux (its config.h).
+# Each directory's own include paths (its Makefile.am's AM_CPPFLAGS: src/
+# for the internal urcu-wait.h and compat-smp.h, tests/common, ...) come
+# after the overlay's.
 conf="-D_GNU_SOURCE -DHAVE_GETTID=1 -DHAVE_RAND_R=1 -DHAVE_SCHED_SETAFFINITY=1
-	-DHAVE_SCHED_GETCPU=1 -I$tests/common -I$tests/utils -I$src/src"
+	-DHAVE_SCHED_GETCPU=1"
 warn="-Wall -Wextra"
 failed=0
-
-# The helper libraries liburcu's tests link (libtap, libdebug-yield).
-$cc -O2 -c $inc $conf -o "$build/lib/tap.o" "$tests/utils/tap.c" || exit 1
-$cc -O2 -c $inc $conf -o "$build/lib/debug-yield.o" "$tests/common/debug-yield.c" || exit 1
 
 # Makefile.am with continuation lines joined and comments dropped.
 makefile() {
 	sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' -e '/^#/d' "$tests/$1/Makefile.am"
 }
+# Directory $1's AM_CPPFLAGS, its source and build trees being $src.
+dir_cppflags() {
+	makefile "$1" | sed -n 's/^AM_CPPFLAGS[ 	]*+=//p' | tr '\n' ' ' |
+		sed "s|\$(top_srcdir)|$src|g; s|\$(top_builddir)|$src|g"
+}
+
+# The helper libraries liburcu's tests link (libtap, libdebug-yield).
+$cc -O2 -c $inc $conf $(dir_cppflags utils) -o "$build/lib/tap.o" "$tests/utils/tap.c" || exit 1
+$cc -O2 -c $inc $conf $(dir_cppflags common) -o "$build/lib/debug-yield.o" \
+	"$tests/common/debug-yield.c" || exit 1
 # The value of variable $2 in directory $1's Makefile.am, $(...) dropped.
 var() {
 	makefile "$1" | sed -n "s/^$2[ 	]*[+]*=[ 	]*//p" | sed 's/\$([A-Za-z_]*)//g'
@@ -62,8 +69,7 @@ build_program() { # dir, program
 	sources=$(var "$dir" "${canon}_SOURCES")
 	flags="$(var "$dir" "${canon}_CFLAGS") $(var "$dir" "${canon}_CXXFLAGS")"
 	ldadd=$(makefile "$dir" | sed -n "s/^${canon}_LDADD[ 	]*=//p")
-	extra=""
-	[ "$dir" = benchmark ] && extra="-include $tests/benchmark/common-states.h"
+	extra=$(dir_cppflags "$dir")
 	objs="" link=$cc ok=1 log="$build/$dir/$prog.build.log"
 	: > "$log"
 	for s in $sources; do
@@ -113,8 +119,11 @@ for dir in unit benchmark regression; do
 done
 echo "$built programs built"
 
-# liburcu's tests find their programs and scripts through these.
+# liburcu's tests find their programs and scripts through these, and the
+# tools through what its configure writes into tests/utils/env.sh.
 export URCU_TESTS_SRCDIR="$tests" URCU_TESTS_BUILDDIR="$build"
+export URCU_TESTS_NPROC_BIN="$(type -P nproc)" URCU_TESTS_GETCONF_BIN="$(type -P getconf)"
+export URCU_TESTS_TIME_BIN="$(type -P time)"
 
 run_test() { # dir, test
 	dir=$1 t=$2 log="$build/$1/$2.log"

@@ -155,13 +155,16 @@ static inline bool quiesce_rcu_read_ongoing(void)
  * it is an acquire load.
  */
 #ifdef QUIESCE_TSAN
-#define quiesce_rcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define QUIESCE_DEREFERENCE_ORDER __ATOMIC_ACQUIRE
 #else
-#define quiesce_rcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#define QUIESCE_DEREFERENCE_ORDER __ATOMIC_RELAXED
 #endif
+/* Statement expressions: a load whose value is dropped does not warn. */
+#define quiesce_rcu_dereference(p)                                             \
+	__extension__({ __atomic_load_n(&(p), QUIESCE_DEREFERENCE_ORDER); })
 /* Release: the new object's initialization is visible before the pointer. */
 #define quiesce_rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
-#define quiesce_rcu_access_pointer(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#define quiesce_rcu_access_pointer(p) __extension__({ __atomic_load_n(&(p), __ATOMIC_RELAXED); })
 /* Full ordering both ways, as liburcu's: returns the previous pointer. */
 #define quiesce_rcu_xchg_pointer(pp, v) __atomic_exchange_n((pp), (v), __ATOMIC_SEQ_CST)
 /* Returns the pointer found; the store happened when that equals old. */

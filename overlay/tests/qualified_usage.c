@@ -1,16 +1,19 @@
 /*
- * qualified_usage.c - liburcu's atomics and pointer calls on objects
- * declared volatile or const, as liburcu's own tests (rcutorture's goflag,
- * test_build's const pointers) and older programs declare them, and its
- * wait-free stack's end markers in C++.  liburcu 0.15 accepts all of it in
- * C and C++.  The overlay's temporaries were declared with the object's
- * volatile type, and GCC's __atomic builtins refuse a pointer to volatile
- * for the value they read or write: a warning in C, an error in C++;
- * CDS_WFS_END was a void pointer, which C++ does not convert; and a C++
- * cast to a const pointer type warned, and so did a compare-exchange whose
- * expected value (-1UL) does not fit the object.  headers_strict.sh compiles this
- * file as C and as C++ (11 and 17), with -Werror, in both linking modes
- * (QUALIFIED_OUT_OF_LINE: without _LGPL_SOURCE).
+ * qualified_usage.c - liburcu's atomics and pointer calls as liburcu's own
+ * test suite uses them (0.14 and 0.15, C and C++), which the overlay's
+ * headers did not build cleanly before:
+ * - on objects declared volatile (rcutorture's goflag): the temporaries
+ *   had the object's volatile type, and GCC's __atomic builtins refuse a
+ *   pointer to volatile for them (a warning in C, an error in C++);
+ * - CDS_WFS_END, a void pointer, which C++ does not convert;
+ * - rcu_dereference() of a const pointer out of line: a C++ cast to a
+ *   const pointer type warned;
+ * - a compare-exchange whose expected value (-1UL) does not fit the object
+ *   (test_uatomic), and an rcu_dereference() whose value is dropped
+ *   (test_build), warned.
+ * headers_strict.sh compiles this file as C and as C++ (11 and 17), with
+ * -Werror, in both linking modes (QUALIFIED_OUT_OF_LINE: without
+ * _LGPL_SOURCE).
  */
 #ifndef QUALIFIED_OUT_OF_LINE
 #define _LGPL_SOURCE
@@ -75,6 +78,7 @@ int qualified_usage(void)
 	sum += rcu_xchg_pointer(&slot, &first) == &second;
 	sum += rcu_cmpxchg_pointer(&slot, &first, &second) == &first;
 #endif
+	rcu_dereference(slot);	/* liburcu 0.14's test_build drops the value */
 	sum += rcu_dereference(slot) == &second;
 	sum += rcu_dereference(fixed) == &first;
 	return sum + (end != NULL) + (wouldblock != NULL);
