@@ -2,21 +2,21 @@
 # Builds every test program of liburcu's own test suite (its repository's
 # tests/unit, tests/benchmark and tests/regression, C and C++) unchanged
 # against an installed overlay, with -I/-l only, and runs the suites as
-# liburcu's own targets do: `make check` (the unit TESTS) and `make
-# regtest` (regression's REGTEST_TESTS, then benchmark's: the 1-second
-# urcu and hash table runs), through liburcu's own .tap scripts.  Not part
-# of CI (it needs liburcu's sources, 0.14 or later): docs/LIBURCU.md has
-# the results.
+# liburcu's own targets do, through liburcu's own scripts: `make check`
+# (the unit TESTS) and `make regtest` (regression's REGTEST_TESTS, then
+# benchmark's: the 1-second urcu and hash table runs).  Not part of CI (it
+# needs liburcu's sources, 0.13 to 0.15): docs/LIBURCU.md has the results.
 #
 #   overlay/liburcu_yardstick.sh LIBURCU_SOURCE_DIR PREFIX [WORKDIR]
 #
 # PREFIX is where `make install` put quiesce.  YARDSTICK_SUITES picks the
-# suites ("check regtest", the default; regtest takes about half an hour
-# on two CPUs; empty builds only).  The program list, sources and per-program flags are read
-# from liburcu's Makefile.am files, so the set is the one its version
-# builds.  Prints one line per program that does not build cleanly, then
-# one per test: its TAP counts and exit status.  Exits 1 if any program
-# fails to build, reaches a real liburcu, or any test fails.
+# suites: "check regtest" by default (regtest takes half an hour on two
+# CPUs), empty to build only.  The programs, their sources and flags, and
+# the tests are read from liburcu's Makefile.am files, so the set is the
+# one that version builds and runs.  Prints a line for each program that
+# does not build cleanly, then one per test: its TAP counts and exit
+# status.  Exits 1 if a program fails to build or reaches a real liburcu,
+# or a test fails.
 set -u
 src=$1 prefix=$2 work=${3:-$(mktemp -d)}
 suites=${YARDSTICK_SUITES-check regtest}
@@ -27,11 +27,10 @@ tests=$src/tests
 build=$work/tests
 export LD_LIBRARY_PATH="$libdir"
 
-if ! ls "$tests"/regression/*.tap > /dev/null 2>&1; then
-	echo "$tests: no .tap scripts (liburcu 0.13 generates them with its configure); use 0.14 or later" >&2
-	exit 2
-fi
-mkdir -p "$build/unit" "$build/benchmark" "$build/regression" "$build/lib"
+# The build tree starts as a copy of the tests' tree, as in an in-tree
+# build: 0.13's scripts run the programs and each other from it (./name).
+mkdir -p "$build/lib"
+cp -R "$tests/." "$build/"
 
 inc="-I$prefix/include/quiesce/liburcu -I$prefix/include"
 libs="-L$libdir -lquiesce-urcu -lquiesce -pthread"
@@ -58,9 +57,20 @@ dir_cppflags() {
 $cc -O2 -c $inc $conf $(dir_cppflags utils) -o "$build/lib/tap.o" "$tests/utils/tap.c" || exit 1
 $cc -O2 -c $inc $conf $(dir_cppflags common) -o "$build/lib/debug-yield.o" \
 	"$tests/common/debug-yield.c" || exit 1
-# The value of variable $2 in directory $1's Makefile.am, $(...) dropped.
+# The value of variable $2 in directory $1's Makefile.am, with references
+# to the file's own variables expanded (0.13: TESTS = $(noinst_PROGRAMS))
+# and others ($(AM_CFLAGS), configure's) dropped.
 var() {
-	makefile "$1" | sed -n "s/^$2[ 	]*[+]*=[ 	]*//p" | sed 's/\$([A-Za-z_]*)//g'
+	local value ref name
+	value=$(makefile "$1" | sed -n "s/^$2[ 	]*[+]*=[ 	]*//p")
+	for ref in $(echo "$value" | grep -o '\$([A-Za-z_]*)' | sort -u); do
+		name=${ref#??}
+		name=${name%)}
+		if makefile "$1" | grep -q "^$name[ 	]*[+]*="; then
+			value=$(echo "$value" | sed "s|\$($name)|$(var "$1" "$name")|g")
+		fi
+	done
+	echo "$value" | sed 's/\$([A-Za-z_]*)//g'
 }
 
 build_program() { # dir, program
@@ -103,7 +113,8 @@ build_program() { # dir, program
 		printf '%-48s linked against liburcu itself\n' "$dir/$prog"
 		return 1
 	fi
-	# Warnings from the overlay's headers (liburcu's compile these cleanly).
+	# Warnings from the overlay's headers: a program that builds cleanly
+	# against liburcu should build cleanly here.
 	if grep -q "^$prefix/.*warning:" "$log"; then
 		printf '%-48s builds, with warnings from the overlay: %s\n' "$dir/$prog" \
 			"$(grep -m1 "^$prefix/.*warning:" "$log")"
@@ -125,12 +136,16 @@ export URCU_TESTS_SRCDIR="$tests" URCU_TESTS_BUILDDIR="$build"
 export URCU_TESTS_NPROC_BIN="$(type -P nproc)" URCU_TESTS_GETCONF_BIN="$(type -P getconf)"
 export URCU_TESTS_TIME_BIN="$(type -P time)"
 
+# A test runs in its directory of the build tree, as under liburcu's
+# make: a program, or one of its scripts (0.13's made from a .tap.in).
 run_test() { # dir, test
 	dir=$1 t=$2 log="$build/$1/$2.log"
-	if [ -x "$build/$dir/$t" ]; then	# a program
-		set -- "$build/$dir/$t"
-	else				# one of liburcu's scripts
-		set -- bash "$tests/$dir/$t"
+	cd "$build/$dir" || exit 1
+	[ -e "$t" ] || [ ! -e "$t.in" ] || sed 's|@NPROC_CMD@|nproc|g' "$t.in" > "$t"
+	if [ "$(head -c 4 "$t")" = "$(printf '\177ELF')" ]; then
+		set -- "./$t"
+	else
+		set -- bash "./$t"
 	fi
 	timeout 1800 "$@" > "$log" 2>&1 < /dev/null
 	rc=$?
