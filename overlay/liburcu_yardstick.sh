@@ -53,10 +53,6 @@ dir_cppflags() {
 		sed "s|\$(top_srcdir)|$src|g; s|\$(top_builddir)|$src|g"
 }
 
-# The helper libraries liburcu's tests link (libtap, libdebug-yield).
-$cc -O2 -c $inc $conf $(dir_cppflags utils) -o "$build/lib/tap.o" "$tests/utils/tap.c" || exit 1
-$cc -O2 -c $inc $conf $(dir_cppflags common) -o "$build/lib/debug-yield.o" \
-	"$tests/common/debug-yield.c" || exit 1
 # The value of variable $2 in directory $1's Makefile.am, with references
 # to the file's own variables expanded (0.13: TESTS = $(noinst_PROGRAMS))
 # and others ($(AM_CFLAGS), configure's) dropped.
@@ -72,6 +68,11 @@ var() {
 	done
 	echo "$value" | sed 's/\$([A-Za-z_]*)//g'
 }
+
+# The helper libraries liburcu's tests link (libtap, libdebug-yield).
+$cc -O2 -c $inc $conf $(dir_cppflags utils) -o "$build/lib/tap.o" "$tests/utils/tap.c" || exit 1
+$cc -O2 -c $inc $conf $(dir_cppflags common) -o "$build/lib/debug-yield.o" \
+	"$tests/common/debug-yield.c" || exit 1
 
 build_program() { # dir, program
 	dir=$1 prog=$2
