@@ -43,23 +43,8 @@ struct __cds_lfs_stack {
 };
 
 _URCU_PTR_UNIONS(cds_lfs_stack, struct __cds_lfs_stack, struct cds_lfs_stack, s);
-
-/*
- * The top word of either stack, which is all the calls that take no lock
- * use (quiesce's _quiesce_lfs_* helpers take its address): the first
- * member of both, so the address is the same whichever member of the
- * union holds it.
- */
-static inline struct cds_lfs_head **urcu_lfs_stack_top(cds_lfs_stack_ptr_t stack)
-{
-	return &stack._s->head;
-}
-
-#ifndef __cplusplus
-_Static_assert(offsetof(struct __cds_lfs_stack, head) == 0 &&
-		       offsetof(struct quiesce_lfs_stack, head) == 0,
-	       "the top word leads both stacks");
-#endif
+_URCU_PTR_UNION_LEAD(urcu_lfs_stack_top, cds_lfs_stack, struct __cds_lfs_stack,
+		     struct cds_lfs_stack, s, struct cds_lfs_head *, head);
 
 static inline void cds_lfs_node_init(struct cds_lfs_node *node)
 {

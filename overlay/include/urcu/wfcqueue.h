@@ -49,22 +49,8 @@ struct __cds_wfcq_head {
 };
 
 _URCU_PTR_UNIONS(cds_wfcq_head, struct __cds_wfcq_head, struct cds_wfcq_head, h);
-
-/*
- * The node of either head, which is all the calls that take no lock use
- * (quiesce's _quiesce_wfcq_* helpers take it): the first member of both,
- * so the address is the same whichever member of the union holds it.
- */
-static inline struct cds_wfcq_node *urcu_wfcq_head_node(cds_wfcq_head_ptr_t head)
-{
-	return &head._h->node;
-}
-
-#ifndef __cplusplus
-_Static_assert(offsetof(struct __cds_wfcq_head, node) == 0 &&
-		       offsetof(struct quiesce_wfcq_head, node) == 0,
-	       "the node leads both heads");
-#endif
+_URCU_PTR_UNION_LEAD(urcu_wfcq_head_node, cds_wfcq_head, struct __cds_wfcq_head,
+		     struct cds_wfcq_head, h, struct cds_wfcq_node, node);
 
 #define CDS_WFCQ_WOULDBLOCK QUIESCE_WFCQ_WOULDBLOCK
 #define CDS_WFCQ_RET_WOULDBLOCK QUIESCE_WFCQ_RET_WOULDBLOCK

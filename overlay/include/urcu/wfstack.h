@@ -48,23 +48,8 @@ struct __cds_wfs_stack {
 };
 
 _URCU_PTR_UNIONS(cds_wfs_stack, struct __cds_wfs_stack, struct cds_wfs_stack, s);
-
-/*
- * The top word of either stack, which is all the calls that take no lock
- * use (quiesce's _quiesce_wfs_* helpers take its address): the first
- * member of both, so the address is the same whichever member of the
- * union holds it.
- */
-static inline struct cds_wfs_head **urcu_wfs_stack_top(cds_wfs_stack_ptr_t stack)
-{
-	return &stack._s->head;
-}
-
-#ifndef __cplusplus
-_Static_assert(offsetof(struct __cds_wfs_stack, head) == 0 &&
-		       offsetof(struct quiesce_wfs_stack, head) == 0,
-	       "the top word leads both stacks");
-#endif
+_URCU_PTR_UNION_LEAD(urcu_wfs_stack_top, cds_wfs_stack, struct __cds_wfs_stack,
+		     struct cds_wfs_stack, s, struct cds_wfs_head *, head);
 
 /*
  * liburcu 0.13's are void pointers, 0.14's and later typed ones.  In C a

@@ -16,6 +16,10 @@
 #ifndef _URCU_STATIC_QUIESCE_PTR_UNION_H
 #define _URCU_STATIC_QUIESCE_PTR_UNION_H
 
+#include <stddef.h>
+
+#include <urcu/compiler.h>
+
 #ifndef __cplusplus
 #define _URCU_PTR_UNIONS(type, bare, full, m)                                  \
 	typedef union {                                                        \
@@ -44,5 +48,21 @@
 		type##_const_ptr(type##_ptr_t p) : _##m(p._##m) {}             \
 	} type##_const_ptr_t
 #endif
+
+/*
+ * fn(ptr): the address of the word both forms begin with (a stack's top, a
+ * queue head's node), which is all that the calls taking no lock use: the
+ * same address whichever member of the union holds it, as the assertion
+ * checks.  quiesce's lock-free helpers (_quiesce_wfcq_*, _quiesce_wfs_*,
+ * _quiesce_lfs_*) take that address.
+ */
+#define _URCU_PTR_UNION_LEAD(fn, type, bare, full, m, lead_type, lead)         \
+	static inline lead_type *fn(type##_ptr_t p)                            \
+	{                                                                      \
+		return &p._##m->lead;                                          \
+	}                                                                      \
+	urcu_static_assert(offsetof(bare, lead) == 0 && offsetof(full, lead) == 0, \
+			   "the " #lead " leads both forms of " #type,         \
+			   type##_lead_first)
 
 #endif /* _URCU_STATIC_QUIESCE_PTR_UNION_H */
