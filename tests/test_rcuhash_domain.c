@@ -1,7 +1,9 @@
 /*
  * <quiesce/rcuhash.h> read under another RCU than the default: a table
- * whose params.rcu names quiesce's QSBR domain, as the liburcu overlay's
- * qsbr flavor makes one.
+ * whose params.rcu names quiesce's QSBR domain, both ways a caller can:
+ * quiesce_rcuhash_rcu_qsbr, which the table calls inline (the liburcu
+ * overlay's qsbr flavor uses it), and a struct of the caller's own (a
+ * copy of it), which the table calls through.
  *
  * Readers are QSBR threads: online, they look keys up with no read lock
  * and announce quiescent states between batches.  Updaters (online QSBR
@@ -10,9 +12,9 @@
  * a resizer forces resizes, whose old bucket arrays the table retires
  * through the same call_rcu.  A reader fails the test on a poisoned node,
  * a wrong key or a present key not found.  The control frees old arrays
- * with no grace period at all, which the readers must catch.  A lookup
- * from a thread that is offline must abort with a message (the domain's
- * read_ongoing() is the table's check).
+ * with no grace period at all, which the readers must catch, either way.
+ * A lookup from a thread that is offline must abort with a message (the
+ * domain's read_ongoing() is the table's check), either way.
  */
 #include <stdlib.h>
 
@@ -39,34 +41,25 @@ struct elem {
 	struct rcu_head rcu;
 };
 
-static void qsbr_read_lock(void)
-{
-	quiesce_qsbr_read_lock();
-}
+/* QSBR named by a struct of the caller's own: a copy, made in main(). */
+static struct quiesce_rcuhash_rcu qsbr_ops;
 
-static void qsbr_read_unlock(void)
-{
-	quiesce_qsbr_read_unlock();
-}
-
-static int qsbr_read_ongoing(void)
-{
-	return quiesce_qsbr_read_ongoing();
-}
-
-static const struct quiesce_rcuhash_rcu qsbr_ops = {
-	.read_lock = qsbr_read_lock,
-	.read_unlock = qsbr_read_unlock,
-	.read_ongoing = qsbr_read_ongoing,
-	.call_rcu = quiesce_qsbr_call_rcu,
-};
-
-static const struct rcuhash_params params = {
+/* .rcu: set by each run, to one of these. */
+static struct rcuhash_params params = {
 	.node_offset = offsetof(struct elem, node),
 	.key_offset = offsetof(struct elem, item.key),
 	.key_len = sizeof(unsigned long),
-	.rcu = &qsbr_ops,
 };
+
+struct domain {
+	const struct quiesce_rcuhash_rcu *rcu;
+	const char *name;
+};
+
+static const struct domain inline_qsbr = { &quiesce_rcuhash_rcu_qsbr, "quiesce_rcuhash_rcu_qsbr" };
+static const struct domain own_calls = { &qsbr_ops, "the caller's calls" };
+static const struct domain busted_inline = { &quiesce_rcuhash_rcu_qsbr, NULL };
+static const struct domain busted_calls = { &qsbr_ops, NULL };
 
 static struct rcuhash *ht;
 
@@ -131,25 +124,32 @@ static void free_elem(struct rcuhash_node *node, void *arg)
 	free(container_of(node, struct elem, node));
 }
 
+/* A domain with no name: the control, whose resizes free arrays early. */
 static void run(void *arg)
 {
-	bool busted = arg != NULL;
+	const struct domain *d = arg;
+	bool busted = d->name == NULL;
 
+	params.rcu = d->rcu;
 	quiesce_test_busted_rcuhash = busted ? RCUHASH_BUSTED_FREE_EARLY : RCUHASH_BUSTED_NONE;
 	ht = rcuhash_new(&params);
+	CHECK(ht->reader == (d->rcu == &quiesce_rcuhash_rcu_qsbr ? RCUHASH_READER_QSBR
+								 : RCUHASH_READER_CALLS),
+	      "the table calls QSBR %s", d->rcu == &qsbr_ops ? "through the copy" : "inline");
 	for (unsigned long k = 0; k < KEYS; k++)
 		rcuhash_insert(ht, &new_elem(k)->node);
 	hash_stress_run(&stress, busted);
 	rcuhash_destroy(ht, free_elem, NULL);
 	quiesce_qsbr_barrier();
-	printf("rcuhash under QSBR: %lu lookups, %lu forced resizes, no violation\n",
-	       atomic_load(&hash_stress_lookups), atomic_load(&hash_stress_resizes));
+	printf("rcuhash under QSBR (%s): %lu lookups, %lu forced resizes, no violation\n",
+	       d->name, atomic_load(&hash_stress_lookups), atomic_load(&hash_stress_resizes));
 }
 
 static void offline_lookup(void *arg)
 {
 	unsigned long key = 1;
 
+	params.rcu = ((const struct domain *)arg)->rcu;
 	ht = rcuhash_new(&params);
 	quiesce_qsbr_register_thread();
 	quiesce_qsbr_thread_offline();
@@ -158,8 +158,14 @@ static void offline_lookup(void *arg)
 
 int main(void)
 {
-	run(NULL);
-	check_child_detects_violation(run, "busted");
-	check_child_aborts(offline_lookup, NULL, "outside an RCU read-side critical section");
+	qsbr_ops = quiesce_rcuhash_rcu_qsbr;
+	for (int i = 0; i < 2; i++) {
+		const struct domain *d = i ? &own_calls : &inline_qsbr;
+
+		run((void *)d);
+		check_child_detects_violation(run, (void *)(i ? &busted_calls : &busted_inline));
+		check_child_aborts(offline_lookup, (void *)d,
+				   "outside an RCU read-side critical section");
+	}
 	return 0;
 }

@@ -123,8 +123,8 @@ struct quiesce_rcu_head;
 
 /*
  * The RCU a table's readers use, when it is not quiesce's default RCU
- * (params.rcu NULL): for a table read under another domain, quiesce's QSBR
- * domain say, name that domain's calls here.  The table then checks its
+ * (params.rcu NULL): quiesce's QSBR or mb domain (the two structs below),
+ * or another, named by its calls in a struct here.  The table checks its
  * readers with read_ongoing(), brackets its own use of its bucket arrays
  * in updates with read_lock() and read_unlock(), and retires old arrays
  * with call_rcu(); "read-side critical section" below means that domain's.
@@ -150,6 +150,15 @@ struct quiesce_rcuhash_params {
 	size_t seq_offset;	/* QUIESCE_RCUHASH_SEQ: offsetof(object, a uint64_t) */
 	const struct quiesce_rcuhash_rcu *rcu;	/* NULL: quiesce's default RCU */
 };
+
+/*
+ * quiesce's QSBR domain (quiesce/rcu_qsbr.h) and its mb domain
+ * (quiesce/rcu_mb.h) as a table's RCU.  A table given one of these calls
+ * the domain inline, as it does the default RCU, where a struct of the
+ * caller's own costs an indirect call for every reader check.
+ */
+QUIESCE_API extern const struct quiesce_rcuhash_rcu quiesce_rcuhash_rcu_qsbr;
+QUIESCE_API extern const struct quiesce_rcuhash_rcu quiesce_rcuhash_rcu_mb;
 
 struct quiesce_rcuhash;
 
@@ -342,6 +351,8 @@ QUIESCE_API uint64_t quiesce_rcuhash_hash_bytes(const void *key, size_t len);
 #define rcuhash_replace quiesce_rcuhash_replace
 #define rcuhash_lookup_match quiesce_rcuhash_lookup_match
 #define rcuhash_next quiesce_rcuhash_next
+#define rcuhash_rcu_qsbr quiesce_rcuhash_rcu_qsbr
+#define rcuhash_rcu_mb quiesce_rcuhash_rcu_mb
 #endif
 
 #ifdef __cplusplus

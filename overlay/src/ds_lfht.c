@@ -11,7 +11,9 @@
  * urcu/rculfhash.h states is quiesce_rcuhash's (quiesce/rcuhash.h), which
  * also holds the arguments; what this file adds is liburcu's error codes,
  * its full barriers around successful updates, and its tolerance of reads
- * outside a read-side section (reader_enter() below).
+ * outside a read-side section (reader_enter() below).  A flavor on one of
+ * quiesce's domains (the default RCU, QSBR, mb) is recognized, and its
+ * reader checks, the overlay's and the table's, are inline.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -22,26 +24,37 @@
 
 #define QUIESCE_NO_SHORT_NAMES
 #include <quiesce/rcu.h>
+#include <quiesce/rcu_mb.h>
+#include <quiesce/rcu_qsbr.h>
+
+/* The RCU a table is read under, which reader_enter() checks inline but for the last. */
+enum lfht_reader {
+	LFHT_DEFAULT,	/* quiesce's default RCU: no flavor, memb, signal, bp */
+	LFHT_QSBR,	/* quiesce's QSBR: qsbr */
+	LFHT_MB,	/* quiesce's mb domain: mb */
+	LFHT_CALLS,	/* a flavor of the caller's own: through its calls */
+};
 
 struct cds_lfht {
 	struct quiesce_rcuhash *q;
-	const struct rcu_flavor_struct *flavor;	/* NULL: quiesce's default RCU */
-	struct quiesce_rcuhash_rcu rcu;		/* the flavor's calls, unless default */
+	enum lfht_reader reader;
+	const struct rcu_flavor_struct *flavor;	/* NULL: LFHT_DEFAULT */
+	struct quiesce_rcuhash_rcu rcu;		/* LFHT_CALLS: the flavor's calls */
 	pthread_attr_t *attr;			/* handed back by cds_lfht_destroy() */
 };
 
-/* The flavors on quiesce's default RCU (memb.c, signal.c, bp.c). */
+/* The flavors (memb.c, signal.c, bp.c, qsbr.c, mb.c). */
 extern const struct rcu_flavor_struct urcu_memb_flavor, urcu_signal_flavor, urcu_bp_flavor;
+extern const struct rcu_flavor_struct urcu_qsbr_flavor, urcu_mb_flavor;
 
-/*
- * Whether the table can call quiesce's default RCU directly: for no
- * flavor, or one of those.  Any other (mb, qsbr: domains of their own)
- * goes through its calls.
- */
-static bool default_rcu(const struct rcu_flavor_struct *flavor)
+static enum lfht_reader reader_of(const struct rcu_flavor_struct *flavor)
 {
-	return !flavor || flavor == &urcu_memb_flavor || flavor == &urcu_signal_flavor ||
-	       flavor == &urcu_bp_flavor;
+	if (!flavor || flavor == &urcu_memb_flavor || flavor == &urcu_signal_flavor ||
+	    flavor == &urcu_bp_flavor)
+		return LFHT_DEFAULT;
+	if (flavor == &urcu_qsbr_flavor)
+		return LFHT_QSBR;
+	return flavor == &urcu_mb_flavor ? LFHT_MB : LFHT_CALLS;
 }
 
 const struct cds_lfht_mm_type cds_lfht_mm_order, cds_lfht_mm_chunk, cds_lfht_mm_mmap;
@@ -74,6 +87,21 @@ static inline void full_barrier(void)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+/* Whether the caller is a reader of the table's RCU. */
+static inline bool read_ongoing(const struct cds_lfht *ht)
+{
+	switch (ht->reader) {
+	case LFHT_DEFAULT:
+		return quiesce_rcu_read_ongoing();
+	case LFHT_QSBR:
+		return quiesce_qsbr_read_ongoing();
+	case LFHT_MB:
+		return quiesce_rcu_mb_read_ongoing();
+	default:
+		return ht->flavor->read_ongoing() != 0;
+	}
+}
+
 /*
  * A read outside a read-side section.  liburcu asks for rcu_read_lock()
  * around lookups and traversals and checks nothing; BIND 9 walks a table
@@ -85,18 +113,22 @@ static inline void full_barrier(void)
  * caller that no remover races may read this way).  Inside a section, the
  * cost is the check.
  */
-static bool reader_enter(const struct cds_lfht *ht)
+static QUIESCE_COLD void enter_outside(const struct cds_lfht *ht)
 {
 	if (!ht->flavor) {
-		if (QUIESCE_LIKELY(quiesce_rcu_read_ongoing()))
-			return false;
 		quiesce_rcu_read_lock();
-		return true;
+		return;
 	}
-	if (ht->flavor->read_ongoing())
-		return false;
 	ht->flavor->thread_online();
 	ht->flavor->read_lock();
+}
+
+/* Whether it entered a section, which reader_exit() then leaves. */
+static inline bool reader_enter(const struct cds_lfht *ht)
+{
+	if (QUIESCE_LIKELY(read_ongoing(ht)))
+		return false;
+	enter_outside(ht);
 	return true;
 }
 
@@ -141,8 +173,13 @@ struct cds_lfht *_cds_lfht_new(unsigned long init_size, unsigned long min_nr_all
 	ht = malloc(sizeof(*ht));
 	if (!ht)
 		return NULL;
-	ht->flavor = default_rcu(flavor) ? NULL : flavor;
-	if (ht->flavor) {
+	ht->reader = reader_of(flavor);
+	ht->flavor = ht->reader == LFHT_DEFAULT ? NULL : flavor;
+	if (ht->reader == LFHT_QSBR) {
+		p.rcu = &quiesce_rcuhash_rcu_qsbr;	/* called inline, as the default RCU is */
+	} else if (ht->reader == LFHT_MB) {
+		p.rcu = &quiesce_rcuhash_rcu_mb;
+	} else if (ht->reader == LFHT_CALLS) {
 		ht->rcu = (struct quiesce_rcuhash_rcu){
 			.read_lock = flavor->read_lock,
 			.read_unlock = flavor->read_unlock,

@@ -20,8 +20,30 @@
  * iteration's handling of resizes in the table beneath, which must be
  * caught.
  */
+#ifdef TEST_LFHT_QSBR
+#include <urcu-qsbr.h>
+/*
+ * The main thread reads online, between quiescent states, and goes
+ * offline while it waits for other threads, which would otherwise wait
+ * for it; the stress threads announce quiescent states between batches.
+ */
+#define MAIN_OFFLINE() rcu_thread_offline()
+#define MAIN_ONLINE() rcu_thread_online()
+#define QUIESCENT_STATE rcu_quiescent_state
+#else
 #include <urcu.h>
+#define MAIN_OFFLINE() ((void)0)
+#define MAIN_ONLINE() ((void)0)
+#define QUIESCENT_STATE NULL
+#endif
 #include <urcu/rculfhash.h>
+
+#ifdef TEST_LFHT_OWN_FLAVOR
+/* The program's own flavor struct, a copy of memb's made in main(): every table uses it. */
+static struct rcu_flavor_struct own_flavor;
+#define cds_lfht_new(size, min_size, max_size, flags, attr) \
+	cds_lfht_new_flavor(size, min_size, max_size, flags, &own_flavor, attr)
+#endif
 
 #include <errno.h>
 #include <pthread.h>
@@ -272,8 +294,10 @@ static void unique_race(void)
 	race_ht = cds_lfht_new(1, 1, 0, CDS_LFHT_AUTO_RESIZE, NULL);
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, unique_adder, (void *)(uintptr_t)i);
+	MAIN_OFFLINE();
 	for (int i = 0; i < 2; i++)
 		check_join_within(t[i], CHECK_HANG_MS, "unique adder");
+	MAIN_ONLINE();
 	CHECK(atomic_load(&race_wins) == KEYS, "%lu add_unique wins for %u keys",
 	      atomic_load(&race_wins), KEYS);
 	rcu_read_lock();
@@ -385,6 +409,7 @@ static const struct hash_stress stress_params = {
 	.updaters = UPDATERS,
 	.register_thread = rcu_register_thread,
 	.unregister_thread = rcu_unregister_thread,
+	.quiescent_state = QUIESCENT_STATE,
 	.read_lock = rcu_read_lock,
 	.read_unlock = rcu_read_unlock,
 	.iterate = check_iteration,
@@ -408,7 +433,9 @@ static void stress(void *arg)
 	ht = cds_lfht_new(1, 1, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, NULL);
 	for (unsigned long k = 0; k < KEYS; k += 1 + (k >= STABLE))
 		cds_lfht_add(ht, hash_key(k), &new_item(k)->node);
+	MAIN_OFFLINE();
 	hash_stress_run(&stress_params, busted);
+	MAIN_ONLINE();
 	empty_table(ht);
 	CHECK(cds_lfht_destroy(ht, NULL) == 0, "destroy");
 	rcu_barrier();
@@ -419,8 +446,16 @@ static void stress(void *arg)
 
 int main(void)
 {
+#ifdef TEST_LFHT_QSBR
+	rcu_register_thread();
+#endif
+#ifdef TEST_LFHT_OWN_FLAVOR
+	own_flavor = rcu_flavor;
+#endif
 	contracts();
+	MAIN_OFFLINE();		/* qsbr: outside a read-side section means offline */
 	teardown_outside_reader();
+	MAIN_ONLINE();
 	resizes_and_iteration();
 	unique_race();
 	stress(NULL);

@@ -211,6 +211,7 @@ struct quiesce_rcuhash *quiesce_rcuhash_new(const struct quiesce_rcuhash_params 
 		quiesce_die("rcuhash_new(): out of memory");
 	memset(ht, 0, sizeof(*ht));
 	ht->p = *params;
+	ht->reader = quiesce_rcuhash_reader_of(params->rcu);
 	ht->min_buckets = initial_buckets(params);
 	pthread_mutex_init(&ht->resize_lock, NULL);
 	for (int i = 0; i < RCUHASH_STRIPES; i++) {

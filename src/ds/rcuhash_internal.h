@@ -22,6 +22,8 @@
 #include <stdint.h>
 
 #include <quiesce/rcu.h>
+#include <quiesce/rcu_mb.h>
+#include <quiesce/rcu_qsbr.h>
 #include <quiesce/rcuhash.h>
 
 /* Lock stripes: a stripe covers the buckets whose index is equal mod 64 in
@@ -54,8 +56,20 @@ struct rcuhash_stripe {
 	uint64_t seq;		/* the next order number (QUIESCE_RCUHASH_SEQ), counting down */
 } QUIESCE_CACHELINE_ALIGNED;
 
+/* Which RCU the table's readers use (params.rcu), as the calls below see it. */
+enum rcuhash_reader {
+	RCUHASH_READER_DEFAULT,		/* NULL: quiesce's default RCU, inline */
+	RCUHASH_READER_QSBR,		/* quiesce_rcuhash_rcu_qsbr: QSBR, inline */
+	RCUHASH_READER_MB,		/* quiesce_rcuhash_rcu_mb: the mb domain, inline */
+	RCUHASH_READER_CALLS,		/* any other: through its calls */
+};
+
+/* Which one params.rcu is (rcuhash_rcu.c). */
+enum rcuhash_reader quiesce_rcuhash_reader_of(const struct quiesce_rcuhash_rcu *rcu);
+
 struct quiesce_rcuhash {
 	struct rcuhash_table *tbl;	/* the current array; its future may be set */
+	enum rcuhash_reader reader;
 	bool frozen;			/* a fork() is being prepared (rcuhash_fork.c) */
 	struct quiesce_rcuhash_params p;
 	size_t min_buckets;		/* automatic shrinking stops here */
@@ -124,30 +138,63 @@ QUIESCE_COLD QUIESCE_NORETURN void quiesce_rcuhash_not_reader(const char *what);
 
 /*
  * The table's RCU (quiesce/rcuhash.h, struct quiesce_rcuhash_rcu): the
- * default one inline, another through its calls.
+ * default one, QSBR and mb inline, another through its calls.
  */
 static inline void rcuhash_read_lock(const struct quiesce_rcuhash *ht)
 {
-	if (QUIESCE_UNLIKELY(ht->p.rcu != NULL))
-		ht->p.rcu->read_lock();
-	else
+	switch (ht->reader) {
+	case RCUHASH_READER_DEFAULT:
 		quiesce_rcu_read_lock();
+		break;
+	case RCUHASH_READER_QSBR:
+		quiesce_qsbr_read_lock();
+		break;
+	case RCUHASH_READER_MB:
+		quiesce_rcu_mb_read_lock();
+		break;
+	case RCUHASH_READER_CALLS:
+		ht->p.rcu->read_lock();
+		break;
+	}
 }
 
 static inline void rcuhash_read_unlock(const struct quiesce_rcuhash *ht)
 {
-	if (QUIESCE_UNLIKELY(ht->p.rcu != NULL))
-		ht->p.rcu->read_unlock();
-	else
+	switch (ht->reader) {
+	case RCUHASH_READER_DEFAULT:
 		quiesce_rcu_read_unlock();
+		break;
+	case RCUHASH_READER_QSBR:
+		quiesce_qsbr_read_unlock();
+		break;
+	case RCUHASH_READER_MB:
+		quiesce_rcu_mb_read_unlock();
+		break;
+	case RCUHASH_READER_CALLS:
+		ht->p.rcu->read_unlock();
+		break;
+	}
 }
 
 /* Aborts with a message naming what unless a reader of the table's RCU. */
 static inline void rcuhash_check_reader(const struct quiesce_rcuhash *ht, const char *what)
 {
-	bool ok = QUIESCE_UNLIKELY(ht->p.rcu != NULL) ? ht->p.rcu->read_ongoing() != 0
-						      : quiesce_rcu_read_ongoing();
+	bool ok;
 
+	switch (ht->reader) {
+	case RCUHASH_READER_DEFAULT:
+		ok = quiesce_rcu_read_ongoing();
+		break;
+	case RCUHASH_READER_QSBR:
+		ok = quiesce_qsbr_read_ongoing();
+		break;
+	case RCUHASH_READER_MB:
+		ok = quiesce_rcu_mb_read_ongoing();
+		break;
+	default:
+		ok = ht->p.rcu->read_ongoing() != 0;
+		break;
+	}
 	if (QUIESCE_UNLIKELY(!ok))
 		quiesce_rcuhash_not_reader(what);
 }

@@ -174,12 +174,19 @@ static inline bool visit_next(struct scan *s, struct quiesce_rcuhash_node *p)
 	return s->sorted && s->first_is_least;
 }
 
-static inline bool visit_match(struct scan *s, struct quiesce_rcuhash_node *p)
+static inline bool visit_match(struct scan *s, struct quiesce_rcuhash_node *p, bool first)
 {
 	uint64_t h = hash_of(s->ht, p), tie;
 
 	if (h != s->hash)
 		return s->sorted && rcuhash_rev_above(h, s->hash);
+	if (first) {
+		/* From the head of a SEQ table: the first match is the answer. */
+		if (!s->match(p, s->arg))
+			return false;
+		s->cand = p;
+		return true;
+	}
 	tie = tie_of(s->ht, p);
 	if (tie <= s->pos_tie || (s->cand && tie >= s->cand_tie))
 		return false;
@@ -200,14 +207,19 @@ static inline void narrow(struct scan *s, size_t mask)
 		s->cand = NULL;
 }
 
+/* Which visit a scan makes: next()'s, lookup_match()'s, or the latter's first-match case. */
+enum scan_visit { SCAN_NEXT, SCAN_MATCH, SCAN_FIRST_MATCH };
+
 /*
  * lookup()'s walk over hash's chains, every node met passed to a visit.
  * from: where the short way starts (short_way()), or NULL: the walk of
- * the current array starts after it rather than at the head.
+ * the current array starts after it rather than at the head.  Each kind
+ * of visit gets its own copy of the walk (visit is a constant).
  */
 static inline __attribute__((always_inline)) void
-scan(struct scan *s, bool next, const struct quiesce_rcuhash_node *from)
+scan(struct scan *s, enum scan_visit visit, const struct quiesce_rcuhash_node *from)
 {
+	bool next = visit == SCAN_NEXT;
 	struct rcuhash_table *t = quiesce_rcu_dereference(s->ht->tbl);
 
 	do {
@@ -219,7 +231,7 @@ scan(struct scan *s, bool next, const struct quiesce_rcuhash_node *from)
 		from = NULL;
 		for (;;) {
 			for (; rcuhash_is_node(p); p = quiesce_rcu_dereference(p->next))
-				if (next ? visit_next(s, p) : visit_match(s, p))
+				if (next ? visit_next(s, p) : visit_match(s, p, visit == SCAN_FIRST_MATCH))
 					return;
 			if (QUIESCE_LIKELY(p == NULL || p == RCUHASH_MOVED || p == rcuhash_marker(bucket)))
 				break;
@@ -236,11 +248,28 @@ scan(struct scan *s, bool next, const struct quiesce_rcuhash_node *from)
 	} while (QUIESCE_UNLIKELY(t != NULL));
 }
 
-struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match(struct quiesce_rcuhash *ht,
-							  uint64_t hash,
-							  quiesce_rcuhash_match_fn match,
-							  const void *arg,
-							  const struct quiesce_rcuhash_node *after)
+/*
+ * lookup_match() from the head of a SEQ table, liburcu's cds_lfht_lookup():
+ * the first match is the answer (see the top).  A function of its own, so
+ * that the common lookup carries none of a position's state.
+ */
+static __attribute__((noinline)) struct quiesce_rcuhash_node *
+first_match(struct quiesce_rcuhash *ht, uint64_t hash, quiesce_rcuhash_match_fn match,
+	    const void *arg)
+{
+	struct scan s = {
+		.ht = ht, .hash = hash, .match = match, .arg = arg,
+		.first_is_least = true, .sorted = rcuhash_sorted(ht),
+	};
+
+	scan(&s, SCAN_FIRST_MATCH, NULL);
+	return s.cand;
+}
+
+/* lookup_match() from a position, or in a table without SEQ. */
+static __attribute__((noinline)) struct quiesce_rcuhash_node *
+match_after(struct quiesce_rcuhash *ht, uint64_t hash, quiesce_rcuhash_match_fn match,
+	    const void *arg, const struct quiesce_rcuhash_node *after)
 {
 	/* No node has tie 0: numbers never reach it, addresses are not NULL. */
 	struct scan s = {
@@ -250,9 +279,20 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match(struct quiesce_rcuhash
 		.sorted = rcuhash_sorted(ht),
 	};
 
-	rcuhash_check_reader(ht, "rcuhash_lookup_match()");
-	scan(&s, false, short_way(ht, after));
+	scan(&s, SCAN_MATCH, short_way(ht, after));
 	return s.cand;
+}
+
+struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match(struct quiesce_rcuhash *ht,
+							  uint64_t hash,
+							  quiesce_rcuhash_match_fn match,
+							  const void *arg,
+							  const struct quiesce_rcuhash_node *after)
+{
+	rcuhash_check_reader(ht, "rcuhash_lookup_match()");
+	if (!after && (ht->p.flags & QUIESCE_RCUHASH_SEQ))
+		return first_match(ht, hash, match, arg);
+	return match_after(ht, hash, match, arg, after);
 }
 
 struct quiesce_rcuhash_node *quiesce_rcuhash_next(struct quiesce_rcuhash *ht,
@@ -275,7 +315,7 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_next(struct quiesce_rcuhash *ht,
 		};
 		uint64_t last;
 
-		scan(&s, true, from);
+		scan(&s, SCAN_NEXT, from);
 		from = NULL;
 		if (s.cand)
 			return s.cand;
