@@ -258,8 +258,7 @@ first_match(struct quiesce_rcuhash *ht, uint64_t hash, quiesce_rcuhash_match_fn 
 	    const void *arg)
 {
 	struct scan s = {
-		.ht = ht, .hash = hash, .match = match, .arg = arg,
-		.first_is_least = true, .sorted = rcuhash_sorted(ht),
+		.ht = ht, .hash = hash, .match = match, .arg = arg, .sorted = rcuhash_sorted(ht),
 	};
 
 	scan(&s, SCAN_FIRST_MATCH, NULL);
