@@ -38,7 +38,7 @@ enum lfht_reader {
 struct cds_lfht {
 	struct quiesce_rcuhash *q;
 	enum lfht_reader reader;
-	const struct rcu_flavor_struct *flavor;	/* NULL: LFHT_DEFAULT */
+	const struct rcu_flavor_struct *flavor;	/* as given (NULL: none) */
 	struct quiesce_rcuhash_rcu rcu;		/* LFHT_CALLS: the flavor's calls */
 	pthread_attr_t *attr;			/* handed back by cds_lfht_destroy() */
 };
@@ -90,16 +90,13 @@ static inline void full_barrier(void)
 /* Whether the caller is a reader of the table's RCU. */
 static inline bool read_ongoing(const struct cds_lfht *ht)
 {
-	switch (ht->reader) {
-	case LFHT_DEFAULT:
+	if (ht->reader == LFHT_DEFAULT)
 		return quiesce_rcu_read_ongoing();
-	case LFHT_QSBR:
+	if (ht->reader == LFHT_QSBR)
 		return quiesce_qsbr_read_ongoing();
-	case LFHT_MB:
+	if (ht->reader == LFHT_MB)
 		return quiesce_rcu_mb_read_ongoing();
-	default:
-		return ht->flavor->read_ongoing() != 0;
-	}
+	return ht->flavor->read_ongoing() != 0;
 }
 
 /*
@@ -115,7 +112,7 @@ static inline bool read_ongoing(const struct cds_lfht *ht)
  */
 static QUIESCE_COLD void enter_outside(const struct cds_lfht *ht)
 {
-	if (!ht->flavor) {
+	if (ht->reader == LFHT_DEFAULT) {
 		quiesce_rcu_read_lock();
 		return;
 	}
@@ -132,16 +129,20 @@ static inline bool reader_enter(const struct cds_lfht *ht)
 	return true;
 }
 
-static void reader_exit(const struct cds_lfht *ht, bool entered)
+static QUIESCE_COLD void leave_outside(const struct cds_lfht *ht)
 {
-	if (!entered)
-		return;
-	if (!ht->flavor) {
+	if (ht->reader == LFHT_DEFAULT) {
 		quiesce_rcu_read_unlock();
 		return;
 	}
 	ht->flavor->read_unlock();
 	ht->flavor->thread_offline();
+}
+
+static inline void reader_exit(const struct cds_lfht *ht, bool entered)
+{
+	if (QUIESCE_UNLIKELY(entered))
+		leave_outside(ht);
 }
 
 static bool power_of_two(unsigned long v)
@@ -174,7 +175,7 @@ struct cds_lfht *_cds_lfht_new(unsigned long init_size, unsigned long min_nr_all
 	if (!ht)
 		return NULL;
 	ht->reader = reader_of(flavor);
-	ht->flavor = ht->reader == LFHT_DEFAULT ? NULL : flavor;
+	ht->flavor = flavor;
 	if (ht->reader == LFHT_QSBR) {
 		p.rcu = &quiesce_rcuhash_rcu_qsbr;	/* called inline, as the default RCU is */
 	} else if (ht->reader == LFHT_MB) {
