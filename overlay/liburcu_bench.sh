@@ -68,6 +68,64 @@ build test_urcu_wfs test_urcu_wfs.c "" "urcu urcu-cds" "$work/tests/benchmark"
 build test_urcu_hash "test_urcu_hash.c test_urcu_hash_rw.c test_urcu_hash_unique.c" "" \
 	"urcu-qsbr urcu-cds"
 
+# The probe: the round trip of one cache line between CPUs 0 and 1, in ns.
+# On a virtual machine it can change from run to run (about 100 or about
+# 470 ns on ours), and the queue and stack rates follow it; each queue or
+# stack run is preceded by a probe, and the row counts the runs a side
+# that found the slow link (a round trip over 250 ns).
+cat > "$work/probe.c" <<'EOF'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <time.h>
+
+#define TRIPS 100000L
+
+static volatile long turn;
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *answer(void *arg)
+{
+	(void)arg;
+	pin(1);
+	for (long i = 0; i < TRIPS; i++) {
+		while (turn != 2 * i + 1)
+			;	/* ended by main()'s store of the odd turn */
+		turn = 2 * i + 2;
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	struct timespec t0, t1;
+	pthread_t t;
+
+	pin(0);
+	pthread_create(&t, NULL, answer, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < TRIPS; i++) {
+		turn = 2 * i + 1;
+		while (turn != 2 * i + 2)
+			;	/* ended by answer()'s store of the even turn */
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pthread_join(t, NULL);
+	printf("%.0f\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / TRIPS);
+	return 0;
+}
+EOF
+cc -O2 -o "$work/probe" "$work/probe.c" -pthread
+
 # field NAME LINE: the number after NAME in a SUMMARY line.
 field() {
 	echo "$2" | sed "s/.*$1 *\([0-9]*\).*/\1/"
@@ -99,9 +157,12 @@ pick() {
 pair() {	# program label field_a field_b args...
 	p=$1 label=$2 fa=$3 fb=$4
 	shift 4
-	liburcu_as= liburcu_bs= overlay_as= overlay_bs=
+	liburcu_as= liburcu_bs= overlay_as= overlay_bs= liburcu_slow=0 overlay_slow=0
 	for r in $(seq "$n"); do
 		for side in liburcu overlay; do
+			if [ -n "$probe" ] && [ "$($lock "$work/probe")" -gt 250 ]; then
+				eval "${side}_slow=\$((${side}_slow + 1))"
+			fi
 			ab=$(run_side $side "$p" "$fa" "$fb" "$@")
 			eval "${side}_as=\"\$${side}_as ${ab% *}\" ${side}_bs=\"\$${side}_bs ${ab#* }\""
 		done
@@ -110,12 +171,15 @@ pair() {	# program label field_a field_b args...
 		eval "a=\$(echo \$${side}_as | pick $how) b=\$(echo \$${side}_bs | pick $how)"
 		eval "${side}_a=$((a / secs)) ${side}_b=$((b / secs))"
 	done
-	printf '%-28s %14d %14d %12d %12d %7s %7s\n' "$label" "$liburcu_a" "$overlay_a" \
+	printf '%-28s %14d %14d %12d %12d %7s %7s' "$label" "$liburcu_a" "$overlay_a" \
 		"$liburcu_b" "$overlay_b" "$(ratio "$overlay_a" "$liburcu_a")" \
 		"$(ratio "$overlay_b" "$liburcu_b")"
+	[ -z "$probe" ] || printf ' %9s' "$liburcu_slow/$overlay_slow"
+	echo
 }
 
 echo "rcu_expedited=$(cat /sys/kernel/rcu_expedited 2>/dev/null || echo '?'); $(nproc) CPUs; ${secs} s a run"
+probe=
 n=$reps how=best
 echo "best of $n runs a side:"
 for workload in "flat-out|" "read-mostly|-d 100000"; do
@@ -138,12 +202,16 @@ pin=
 [ "$(nproc)" -ge 2 ] && pin="-a 0 -a 1"
 n=$noisy_reps how=median
 echo "median of $n runs a side:"
-echo "queues and stacks, 1 dequeuer, 1 enqueuer${pin:+ (pinned: $pin)}:"
-printf '%-28s %14s %14s %12s %12s %7s %7s\n' program liburcu_enq/s overlay_enq/s \
+echo "queues and stacks, 1 dequeuer, 1 enqueuer${pin:+ (pinned: $pin; slow_link: runs a side, liburcu/overlay, whose probe took over 250 ns)}:"
+printf '%-28s %14s %14s %12s %12s %7s %7s' program liburcu_enq/s overlay_enq/s \
 	liburcu_deq/s overlay_deq/s enq deq
+[ -z "$pin" ] || printf ' %9s' slow_link
+echo
+probe=$pin
 for q in wfcq wfq lfq wfs lfs lfs_rcu; do
 	pair test_urcu_$q test_urcu_$q "successful enqueues" "successful dequeues" 1 1 "$secs" $pin
 done
+probe=
 
 echo "hash table (qsbr; 32 buckets unless pre-sized), 1 reader:"
 printf '%-28s %14s %14s %12s %12s %7s %7s\n' workload liburcu_look/s overlay_look/s \
