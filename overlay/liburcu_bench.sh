@@ -82,7 +82,8 @@ cat > "$work/probe.c" <<'EOF'
 
 #define TRIPS 100000L
 
-static volatile long turn;
+/* Relaxed loads and stores: the turn is the only thing the threads share. */
+static long turn;
 
 static void pin(int cpu)
 {
@@ -98,9 +99,9 @@ static void *answer(void *arg)
 	(void)arg;
 	pin(1);
 	for (long i = 0; i < TRIPS; i++) {
-		while (turn != 2 * i + 1)
+		while (__atomic_load_n(&turn, __ATOMIC_RELAXED) != 2 * i + 1)
 			;	/* ended by main()'s store of the odd turn */
-		turn = 2 * i + 2;
+		__atomic_store_n(&turn, 2 * i + 2, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -114,8 +115,8 @@ int main(void)
 	pthread_create(&t, NULL, answer, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (long i = 0; i < TRIPS; i++) {
-		turn = 2 * i + 1;
-		while (turn != 2 * i + 2)
+		__atomic_store_n(&turn, 2 * i + 1, __ATOMIC_RELAXED);
+		while (__atomic_load_n(&turn, __ATOMIC_RELAXED) != 2 * i + 2)
 			;	/* ended by answer()'s store of the even turn */
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
