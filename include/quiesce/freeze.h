@@ -82,15 +82,15 @@ QUIESCE_API void quiesce_freezer_end_slow(struct quiesce_freezer *f, int level);
  * constant level).  A level at or beyond f->levels has a gate that never
  * opens, so it takes the slow path, which checks it against f->levels.
  */
-static inline struct quiesce_percpu_rwsem *quiesce_freezer_level(struct quiesce_freezer *f,
-								 const char *call, int level)
+static QUIESCE_ALWAYS_INLINE struct quiesce_percpu_rwsem *
+quiesce_freezer_level(struct quiesce_freezer *f, const char *call, int level)
 {
 	if (QUIESCE_UNLIKELY((unsigned)level >= QUIESCE_FREEZER_MAX_LEVELS))
 		quiesce_freezer_misuse(call, level, f->levels);
 	return &f->level[level];
 }
 
-static inline void quiesce_freezer_start(struct quiesce_freezer *f, int level)
+static QUIESCE_ALWAYS_INLINE void quiesce_freezer_start(struct quiesce_freezer *f, int level)
 {
 	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(
 		    quiesce_freezer_level(f, "freezer_start", level), 1)))
@@ -99,7 +99,7 @@ static inline void quiesce_freezer_start(struct quiesce_freezer *f, int level)
 }
 
 /* Returns false, having started nothing, when the level is frozen. */
-static inline bool quiesce_freezer_trystart(struct quiesce_freezer *f, int level)
+static QUIESCE_ALWAYS_INLINE bool quiesce_freezer_trystart(struct quiesce_freezer *f, int level)
 {
 	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(
 		    quiesce_freezer_level(f, "freezer_trystart", level), 1)) &&
@@ -109,7 +109,7 @@ static inline bool quiesce_freezer_trystart(struct quiesce_freezer *f, int level
 	return true;
 }
 
-static inline void quiesce_freezer_end(struct quiesce_freezer *f, int level)
+static QUIESCE_ALWAYS_INLINE void quiesce_freezer_end(struct quiesce_freezer *f, int level)
 {
 	struct quiesce_percpu_rwsem *sem = quiesce_freezer_level(f, "freezer_end", level);
 

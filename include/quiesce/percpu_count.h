@@ -103,7 +103,8 @@ QUIESCE_API void quiesce_percpu_count_add_atomic(long *cpu0, long delta);
  * or the thread has no rseq.  The gate load is a plain x86 load, so an
  * acquire: what the caller does next is ordered after it.
  */
-static inline bool quiesce_percpu_count_add_if_open(long *cpu0, const int *gate, long delta)
+static QUIESCE_ALWAYS_INLINE bool quiesce_percpu_count_add_if_open(long *cpu0, const int *gate,
+								     long delta)
 {
 	__asm__ goto(
 		".pushsection __rseq_cs, \"aw\"\n\t"
@@ -147,7 +148,7 @@ QUIESCE_API extern const int quiesce_percpu_gate_open;
  * or with fences that say what they pair with.  The "memory" clobber keeps
  * the compiler from moving accesses across it.
  */
-static inline void quiesce_percpu_count_add(long *cpu0, long delta)
+static QUIESCE_ALWAYS_INLINE void quiesce_percpu_count_add(long *cpu0, long delta)
 {
 	if (QUIESCE_UNLIKELY(!quiesce_percpu_count_add_if_open(cpu0, &quiesce_percpu_gate_open,
 								delta)))
@@ -155,7 +156,8 @@ static inline void quiesce_percpu_count_add(long *cpu0, long delta)
 }
 #else
 /* Without the x86-64 sequence, nothing is added under a gate. */
-static inline bool quiesce_percpu_count_add_if_open(long *cpu0, const int *gate, long delta)
+static QUIESCE_ALWAYS_INLINE bool quiesce_percpu_count_add_if_open(long *cpu0, const int *gate,
+								     long delta)
 {
 	(void)cpu0;
 	(void)gate;
@@ -163,7 +165,7 @@ static inline bool quiesce_percpu_count_add_if_open(long *cpu0, const int *gate,
 	return false;
 }
 
-static inline void quiesce_percpu_count_add(long *cpu0, long delta)
+static QUIESCE_ALWAYS_INLINE void quiesce_percpu_count_add(long *cpu0, long delta)
 {
 	quiesce_percpu_count_add_atomic(cpu0, delta);
 }

@@ -93,7 +93,8 @@ QUIESCE_API void quiesce_percpu_up_read_slow(struct quiesce_percpu_rwsem *sem);
  * they share an RCU read-side section, which the writer's grace period
  * waits for (src/locks/percpu_rwsem.c).
  */
-static inline bool quiesce_percpu_rwsem_fast_add(struct quiesce_percpu_rwsem *sem, long delta)
+static QUIESCE_ALWAYS_INLINE bool quiesce_percpu_rwsem_fast_add(struct quiesce_percpu_rwsem *sem,
+								  long delta)
 {
 	bool idle;
 
@@ -117,19 +118,19 @@ static inline bool quiesce_percpu_rwsem_fast_add(struct quiesce_percpu_rwsem *se
 	return idle;
 }
 
-static inline void quiesce_percpu_down_read(struct quiesce_percpu_rwsem *sem)
+static QUIESCE_ALWAYS_INLINE void quiesce_percpu_down_read(struct quiesce_percpu_rwsem *sem)
 {
 	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(sem, 1)))
 		quiesce_percpu_down_read_slow(sem);
 }
 
-static inline bool quiesce_percpu_down_read_trylock(struct quiesce_percpu_rwsem *sem)
+static QUIESCE_ALWAYS_INLINE bool quiesce_percpu_down_read_trylock(struct quiesce_percpu_rwsem *sem)
 {
 	return QUIESCE_LIKELY(quiesce_percpu_rwsem_fast_add(sem, 1)) ||
 	       quiesce_percpu_down_read_trylock_slow(sem);
 }
 
-static inline void quiesce_percpu_up_read(struct quiesce_percpu_rwsem *sem)
+static QUIESCE_ALWAYS_INLINE void quiesce_percpu_up_read(struct quiesce_percpu_rwsem *sem)
 {
 	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(sem, -1)))
 		quiesce_percpu_up_read_slow(sem);

@@ -89,7 +89,7 @@ QUIESCE_API QUIESCE_COLD void quiesce_rcu_read_lock_first_use(void);
 QUIESCE_API QUIESCE_COLD QUIESCE_NORETURN void quiesce_rcu_unbalanced_unlock(void);
 QUIESCE_API QUIESCE_COLD void quiesce_rcu_wake_grace_period(void);
 
-static inline void quiesce_rcu_read_lock(void)
+static QUIESCE_ALWAYS_INLINE void quiesce_rcu_read_lock(void)
 {
 	struct quiesce_rcu_reader *self = &quiesce_rcu_reader_self;
 	unsigned long ctr = self->ctr;
@@ -108,7 +108,7 @@ static inline void quiesce_rcu_read_lock(void)
 	quiesce_compiler_barrier();
 }
 
-static inline void quiesce_rcu_read_unlock(void)
+static QUIESCE_ALWAYS_INLINE void quiesce_rcu_read_unlock(void)
 {
 	struct quiesce_rcu_reader *self = &quiesce_rcu_reader_self;
 	unsigned long ctr = self->ctr;

@@ -87,7 +87,7 @@ QUIESCE_API void quiesce_rcu_sync_enter(struct quiesce_rcu_sync *rss);
 QUIESCE_API void quiesce_rcu_sync_exit(struct quiesce_rcu_sync *rss);
 QUIESCE_API void quiesce_rcu_sync_dtor(struct quiesce_rcu_sync *rss);
 
-static inline bool quiesce_rcu_sync_is_idle(const struct quiesce_rcu_sync *rss)
+static QUIESCE_ALWAYS_INLINE bool quiesce_rcu_sync_is_idle(const struct quiesce_rcu_sync *rss)
 {
 	/*
 	 * Relaxed: the grace period in rcu_sync_enter() orders this load
