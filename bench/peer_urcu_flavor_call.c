@@ -7,18 +7,7 @@
 #include "bench.h"
 #include "rcu_flavor.h"
 
-static double read_pair_ns(long iterations)
-{
-	uint64_t start;
-
-	qb_urcu_register_once();
-	start = qb_now_ns();
-	for (long i = 0; i < iterations; i++) {
-		urcu_memb_read_lock();
-		urcu_memb_read_unlock();
-	}
-	return (double)(qb_now_ns() - start) / (double)iterations;
-}
+QB_PLACED_TIMER(read_pair, qb_urcu_register_once(), urcu_memb_read_lock(); urcu_memb_read_unlock());
 
 const struct qb_rcu_flavor qb_urcu_memb_call = {
 	.name = "liburcu (not inlined)",
@@ -27,5 +16,5 @@ const struct qb_rcu_flavor qb_urcu_memb_call = {
 	.read_lock = urcu_memb_read_lock,
 	.read_unlock = urcu_memb_read_unlock,
 	.synchronize = urcu_memb_synchronize_rcu,
-	.read_pair_ns = read_pair_ns,
+	.read_pair_ns = read_pair,
 };

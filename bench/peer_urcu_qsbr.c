@@ -14,7 +14,7 @@
 
 /* Declared in bench/qsbr.c, the experiment that uses them. */
 extern const struct qb_rcu_flavor qb_urcu_qsbr;
-double qb_urcu_qsbr_quiescent_state_ns(long iterations);
+extern const qb_placed_timer *const qb_urcu_qsbr_quiescent_state;
 
 static __thread bool registered;
 
@@ -45,32 +45,12 @@ static void read_unlock_and_announce(void)
 }
 
 /* The compiler barrier keeps the loop, as in quiesce's row. */
-static double read_pair_ns(long iterations)
-{
-	uint64_t start;
+QB_PLACED_TIMER(read_pair, register_once(),
+		urcu_qsbr_read_lock(); quiesce_compiler_barrier(); urcu_qsbr_read_unlock());
 
-	register_once();
-	start = qb_now_ns();
-	for (long i = 0; i < iterations; i++) {
-		urcu_qsbr_read_lock();
-		quiesce_compiler_barrier();
-		urcu_qsbr_read_unlock();
-	}
-	return (double)(qb_now_ns() - start) / (double)iterations;
-}
-
-double qb_urcu_qsbr_quiescent_state_ns(long iterations)
-{
-	uint64_t start;
-
-	register_once();
-	start = qb_now_ns();
-	for (long i = 0; i < iterations; i++) {
-		urcu_qsbr_quiescent_state();
-		quiesce_compiler_barrier();
-	}
-	return (double)(qb_now_ns() - start) / (double)iterations;
-}
+QB_PLACED_TIMER(quiescent_state, register_once(),
+		urcu_qsbr_quiescent_state(); quiesce_compiler_barrier());
+const qb_placed_timer *const qb_urcu_qsbr_quiescent_state = quiescent_state;
 
 /* The caller is not registered (sync_latency.c), as liburcu allows. */
 const struct qb_rcu_flavor qb_urcu_qsbr = {
@@ -80,5 +60,5 @@ const struct qb_rcu_flavor qb_urcu_qsbr = {
 	.read_lock = read_lock,
 	.read_unlock = read_unlock_and_announce,
 	.synchronize = urcu_qsbr_synchronize_rcu,
-	.read_pair_ns = read_pair_ns,
+	.read_pair_ns = read_pair,
 };

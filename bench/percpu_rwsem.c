@@ -11,6 +11,7 @@
 #include <quiesce/percpu_rwsem.h>
 
 #include "bench.h"
+#include "placed_timer.h"
 
 #define EXP "percpu-rwsem"
 
@@ -20,71 +21,46 @@ static struct freezer fz;
 
 struct reader_arg {
 	int kind;
-	long iterations;	/* at most; fewer when the deadline comes first */
 	uint64_t deadline;
 	double ns_per_pair;
 };
 
-/* Pairs between two looks at the clock. */
-#define CHUNK 4096
+/* Pairs a timed batch: 10 us to a few ms, so that every code offset gets many. */
+#define BATCH 16384
 
 enum { PERCPU, PTHREAD, RCU, FREEZER, KINDS };
 static const char *const kind_names[KINDS] = {
 	"percpu_rw_semaphore", "pthread_rwlock", "rcu_read_lock", "freezer start/end",
 };
 
+/* The reader thread registers with RCU itself. */
+QB_PLACED_TIMER(percpu_pair, (void)0, percpu_down_read(&sem); percpu_up_read(&sem));
+QB_PLACED_TIMER(pthread_pair, (void)0, pthread_rwlock_rdlock(&rwlock);
+		pthread_rwlock_unlock(&rwlock));
+QB_PLACED_TIMER(rcu_pair, (void)0, rcu_read_lock(); rcu_read_unlock());
+QB_PLACED_TIMER(freezer_pair, (void)0, freezer_start(&fz, 0); freezer_end(&fz, 0));
+static const qb_placed_timer *const kind_timers[KINDS] = {
+	percpu_pair, pthread_pair, rcu_pair, freezer_pair,
+};
+
 static void *reader(void *p)
 {
 	struct reader_arg *a = p;
-	uint64_t t0;
-	long done;
 
 	rcu_register_thread();
-	t0 = qb_now_ns();
-	/* In chunks, so that a slow machine stops at the deadline. */
-	for (done = 0; done < a->iterations; done += CHUNK) {
-		if (done && qb_now_ns() > a->deadline)
-			break;
-		switch (a->kind) {
-		case PERCPU:
-			for (long i = 0; i < CHUNK; i++) {
-				percpu_down_read(&sem);
-				percpu_up_read(&sem);
-			}
-			break;
-		case PTHREAD:
-			for (long i = 0; i < CHUNK; i++) {
-				pthread_rwlock_rdlock(&rwlock);
-				pthread_rwlock_unlock(&rwlock);
-			}
-			break;
-		case RCU:
-			for (long i = 0; i < CHUNK; i++) {
-				rcu_read_lock();
-				rcu_read_unlock();
-			}
-			break;
-		default:
-			for (long i = 0; i < CHUNK; i++) {
-				freezer_start(&fz, 0);
-				freezer_end(&fz, 0);
-			}
-			break;
-		}
-	}
-	a->ns_per_pair = (double)(qb_now_ns() - t0) / (double)done;
+	a->ns_per_pair = qb_placed_ns(kind_timers[a->kind], BATCH, a->deadline);
 	rcu_unregister_thread();
 	return NULL;
 }
 
 /* ns per pair for one thread of `threads` reading at once (the slowest). */
-static double measure(int kind, int threads, long iterations, uint64_t deadline)
+static double measure(int kind, int threads, uint64_t deadline)
 {
 	struct reader_arg args[2];
 	double worst = 0;
 
 	for (int i = 0; i < threads; i++)
-		args[i] = (struct reader_arg){ kind, iterations, deadline, 0 };
+		args[i] = (struct reader_arg){ kind, deadline, 0 };
 	qb_run_threads(threads, reader, args, sizeof(args[0]));
 	for (int i = 0; i < threads; i++)
 		if (args[i].ns_per_pair > worst)
@@ -94,8 +70,6 @@ static double measure(int kind, int threads, long iterations, uint64_t deadline)
 
 static void run_percpu_rwsem(const struct qb_options *opt)
 {
-	/* pthread_rwlock is ~10x slower per pair: fewer iterations, same time. */
-	long fast = opt->quick ? 4000000 : 20000000, slow = fast / 8;
 	char subject[KINDS][2][64];
 	uint64_t start = qb_now_ns();
 	int runs = 2 * KINDS * opt->repetitions, run = 0;
@@ -103,8 +77,9 @@ static void run_percpu_rwsem(const struct qb_options *opt)
 	percpu_init_rwsem(&sem);
 	freezer_init(&fz, 3);
 	for (int threads = 1; threads <= 2; threads++) {
-		qb_heading("read pair, %d thread%s reading at once (ns per pair per thread)", threads,
-			   threads > 1 ? "s" : "");
+		qb_heading("read pair, %d thread%s reading at once (ns per pair per thread: the "
+			   "slowest thread's median over %d code offsets)", threads,
+			   threads > 1 ? "s" : "", QB_PLACEMENTS);
 		for (int k = 0; k < KINDS; k++) {
 			double samples[opt->repetitions];
 
@@ -112,7 +87,7 @@ static void run_percpu_rwsem(const struct qb_options *opt)
 			snprintf(subject[k][threads - 1], sizeof(subject[k][threads - 1]), "%s, %d thr",
 				 kind_names[k], threads);
 			for (int r = 0; r < opt->repetitions; r++)
-				samples[r] = measure(k, threads, k == PTHREAD ? slow : fast,
+				samples[r] = measure(k, threads,
 						     qb_deadline(opt, start, (double)++run / runs));
 			qb_record(EXP, subject[k][threads - 1], "read pair", "ns", samples,
 				  opt->repetitions);

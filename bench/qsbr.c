@@ -23,7 +23,7 @@
 #ifdef QUIESCE_HAVE_URCU_QSBR
 /* bench/peer_urcu_qsbr.c */
 extern const struct qb_rcu_flavor qb_urcu_qsbr;
-double qb_urcu_qsbr_quiescent_state_ns(long iterations);
+extern const qb_placed_timer *const qb_urcu_qsbr_quiescent_state;
 #endif
 
 /* Shares of the budget: read pairs, quiescent states, latency table. */
@@ -31,7 +31,7 @@ double qb_urcu_qsbr_quiescent_state_ns(long iterations);
 #define QS_SHARE 0.1
 #define LATENCY_SHARE 0.8
 #define MAX_CALLS 100000
-#define BATCH 1000000
+#define BATCH 100000
 
 static __thread bool registered;
 
@@ -61,32 +61,10 @@ static void read_unlock_and_announce(void)
 }
 
 /* The compiler barrier keeps the loop, as in liburcu's row. */
-static double read_pair_ns(long iterations)
-{
-	uint64_t start;
-
-	register_once();
-	start = qb_now_ns();
-	for (long i = 0; i < iterations; i++) {
-		rcu_qsbr_read_lock();
-		quiesce_compiler_barrier();
-		rcu_qsbr_read_unlock();
-	}
-	return (double)(qb_now_ns() - start) / (double)iterations;
-}
-
-static double quiescent_state_ns(long iterations)
-{
-	uint64_t start;
-
-	register_once();
-	start = qb_now_ns();
-	for (long i = 0; i < iterations; i++) {
-		rcu_qsbr_quiescent_state();
-		quiesce_compiler_barrier();
-	}
-	return (double)(qb_now_ns() - start) / (double)iterations;
-}
+QB_PLACED_TIMER(read_pair, register_once(),
+		rcu_qsbr_read_lock(); quiesce_compiler_barrier(); rcu_qsbr_read_unlock());
+QB_PLACED_TIMER(quiescent_state, register_once(),
+		rcu_qsbr_quiescent_state(); quiesce_compiler_barrier());
 
 static const struct qb_rcu_flavor qb_quiesce_qsbr = {
 	.name = "quiesce qsbr",
@@ -95,7 +73,7 @@ static const struct qb_rcu_flavor qb_quiesce_qsbr = {
 	.read_lock = read_lock,
 	.read_unlock = read_unlock_and_announce,
 	.synchronize = quiesce_qsbr_synchronize_rcu,
-	.read_pair_ns = read_pair_ns,
+	.read_pair_ns = read_pair,
 };
 
 static const struct qb_rcu_flavor *const flavors[] = {
@@ -106,27 +84,14 @@ static const struct qb_rcu_flavor *const flavors[] = {
 };
 #define FLAVORS (int)(sizeof(flavors) / sizeof(flavors[0]))
 
-/* The best ns per item over batches until the deadline. */
-static double best_ns(double (*measure)(long), uint64_t deadline)
-{
-	double best = 0;
-
-	do {
-		double ns = measure(BATCH);
-
-		best = best == 0 || ns < best ? ns : best;
-	} while (qb_now_ns() < deadline);
-	return best;
-}
-
 static void per_call_rows(const struct qb_options *opt, uint64_t start, double share,
-			  const char *metric, double (*const measures[])(long))
+			  const char *metric, const qb_placed_timer *const measures[])
 {
 	for (int f = 0; f < FLAVORS; f++) {
 		double samples[opt->repetitions];
 
 		for (int r = 0; r < opt->repetitions; r++)
-			samples[r] = best_ns(measures[f],
+			samples[r] = qb_placed_ns(measures[f], BATCH,
 				qb_deadline(opt, start, share * (f * opt->repetitions + r + 1) /
 							(FLAVORS * opt->repetitions)));
 		qb_record(EXP, flavors[f]->name, metric, "ns", samples, opt->repetitions);
@@ -171,16 +136,16 @@ static void sync_latency(const struct qb_options *opt, uint64_t start)
 
 static void run_qsbr(const struct qb_options *opt)
 {
-	double (*const read_measures[])(long) = {
-		read_pair_ns,
+	const qb_placed_timer *const read_measures[] = {
+		read_pair,
 #ifdef QUIESCE_HAVE_URCU_QSBR
 		qb_urcu_qsbr.read_pair_ns,
 #endif
 	};
-	double (*const qs_measures[])(long) = {
-		quiescent_state_ns,
+	const qb_placed_timer *const qs_measures[] = {
+		quiescent_state,
 #ifdef QUIESCE_HAVE_URCU_QSBR
-		qb_urcu_qsbr_quiescent_state_ns,
+		qb_urcu_qsbr_quiescent_state,
 #endif
 	};
 	uint64_t start = qb_now_ns();
@@ -191,9 +156,11 @@ static void run_qsbr(const struct qb_options *opt)
 	qb_note("/sys/kernel/rcu_expedited = %s", qb_kernel_knob("rcu_expedited"));
 	/* Unregistered callers first: the reader threads are the latency rows' own. */
 	sync_latency(opt, start);
-	qb_heading("read-side lock+unlock pair, one thread (best of the batches in each sample)");
+	qb_heading("read-side lock+unlock pair, one thread (median over %d code offsets of "
+		   "each one's best batch)", QB_PLACEMENTS);
 	per_call_rows(opt, qb_now_ns(), READ_SHARE, "read pair", read_measures);
-	qb_heading("quiescent state, no grace period in progress, one thread");
+	qb_heading("quiescent state, no grace period in progress, one thread (median over %d "
+		   "code offsets)", QB_PLACEMENTS);
 	per_call_rows(opt, qb_now_ns(), QS_SHARE, "quiescent state", qs_measures);
 }
 

@@ -38,26 +38,14 @@ static const struct qb_rcu_flavor *const sync_flavors[] = {
 #define READ_SHARE 0.1
 /* At most this many latencies per repetition. */
 #define MAX_CALLS 100000
+/* Pairs a timed batch: 0.1-1 ms inlined, so that every copy gets many. */
+#define PAIR_BATCH 100000
 
 static void missing_urcu(void)
 {
 #ifndef QUIESCE_HAVE_URCU
 	qb_missing_peer(EXP, "liburcu", "liburcu-dev");
 #endif
-}
-
-/* ns per pair, over batches of pairs until the deadline. */
-static double read_pair_ns(const struct qb_rcu_flavor *flavor, uint64_t deadline)
-{
-	const long batch = 1000000;
-	double best = 0;
-
-	do {
-		double ns = flavor->read_pair_ns(batch);
-
-		best = best == 0 || ns < best ? ns : best;
-	} while (qb_now_ns() < deadline);
-	return best;
 }
 
 static void read_pairs(const struct qb_options *opt)
@@ -72,12 +60,13 @@ static void read_pairs(const struct qb_options *opt)
 	const int n = sizeof(flavors) / sizeof(flavors[0]);
 	uint64_t start = qb_now_ns();
 
-	qb_heading("read-side lock+unlock pair, one thread (best of the batches in each sample)");
+	qb_heading("read-side lock+unlock pair, one thread (median over %d code offsets of "
+		   "each one's best batch)", QB_PLACEMENTS);
 	for (int f = 0; f < n; f++) {
 		double samples[opt->repetitions];
 
 		for (int r = 0; r < opt->repetitions; r++)
-			samples[r] = read_pair_ns(flavors[f],
+			samples[r] = qb_placed_ns(flavors[f]->read_pair_ns, PAIR_BATCH,
 				qb_deadline(opt, start, READ_SHARE * (f * opt->repetitions + r + 1) /
 							(n * opt->repetitions)));
 		qb_record(EXP, names[f], "read pair", "ns", samples, opt->repetitions);

@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include "placed_timer.h"
+
 struct qb_rcu_flavor {
 	const char *name;
 	void (*register_thread)(void);
@@ -14,8 +16,11 @@ struct qb_rcu_flavor {
 	void (*read_lock)(void);
 	void (*read_unlock)(void);
 	void (*synchronize)(void);
-	/* ns per lock+unlock pair, the pair inlined as its users would. */
-	double (*read_pair_ns)(long iterations);
+	/*
+	 * ns per lock+unlock pair, the pair inlined as its users would, at
+	 * QB_PLACEMENTS code offsets (placed_timer.h).
+	 */
+	const qb_placed_timer *read_pair_ns;
 	/*
 	 * Measured under rcu_normal (quiesce_rcu_set_normal(true) around each
 	 * measurement): what a user who asks for no interrupts gets.

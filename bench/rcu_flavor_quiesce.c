@@ -17,18 +17,7 @@ static void read_unlock(void)
 	rcu_read_unlock();
 }
 
-static double read_pair_ns(long iterations)
-{
-	uint64_t start;
-
-	rcu_register_thread();
-	start = qb_now_ns();
-	for (long i = 0; i < iterations; i++) {
-		rcu_read_lock();
-		rcu_read_unlock();
-	}
-	return (double)(qb_now_ns() - start) / (double)iterations;
-}
+QB_PLACED_TIMER(read_pair, rcu_register_thread(), rcu_read_lock(); rcu_read_unlock());
 
 static void synchronize_normal(void)
 {
@@ -47,7 +36,7 @@ const struct qb_rcu_flavor qb_quiesce_rcu = {
 	.read_lock = read_lock,
 	.read_unlock = read_unlock,
 	.synchronize = synchronize_normal,
-	.read_pair_ns = read_pair_ns,
+	.read_pair_ns = read_pair,
 };
 
 const struct qb_rcu_flavor qb_quiesce_rcu_expedited = {
@@ -57,7 +46,7 @@ const struct qb_rcu_flavor qb_quiesce_rcu_expedited = {
 	.read_lock = read_lock,
 	.read_unlock = read_unlock,
 	.synchronize = synchronize_expedited,
-	.read_pair_ns = read_pair_ns,
+	.read_pair_ns = read_pair,
 };
 
 const struct qb_rcu_flavor qb_quiesce_rcu_normal_knob = {
@@ -67,6 +56,6 @@ const struct qb_rcu_flavor qb_quiesce_rcu_normal_knob = {
 	.read_lock = read_lock,
 	.read_unlock = read_unlock,
 	.synchronize = synchronize_normal,
-	.read_pair_ns = read_pair_ns,
+	.read_pair_ns = read_pair,
 	.rcu_normal = true,
 };

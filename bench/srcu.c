@@ -24,7 +24,8 @@
 #define LATENCY_SHARE 0.7
 /* At most this many latencies per repetition. */
 #define MAX_CALLS 100000
-#define PAIR_BATCH 1000000L
+/* Pairs a timed batch: 0.1-1 ms, so that every code offset gets many. */
+#define PAIR_BATCH 100000L
 
 static DEFINE_SRCU(bench_srcu);
 /* The index the flavor's read_lock() got, for its read_unlock(). */
@@ -50,17 +51,9 @@ static void srcu_sync_expedited(void)
 	synchronize_srcu_expedited(&bench_srcu);
 }
 
-static double srcu_pair_ns(long iterations)
-{
-	uint64_t start = qb_now_ns();
-
-	for (long i = 0; i < iterations; i++) {
-		int idx = srcu_read_lock(&bench_srcu);
-
-		srcu_read_unlock(&bench_srcu, idx);
-	}
-	return (double)(qb_now_ns() - start) / (double)iterations;
-}
+/* The thread registers in pair_loop_thread(). */
+QB_PLACED_TIMER(srcu_pair, (void)0,
+		int idx = srcu_read_lock(&bench_srcu); srcu_read_unlock(&bench_srcu, idx));
 
 static const struct qb_rcu_flavor srcu_flavor = {
 	.name = "quiesce synchronize_srcu",
@@ -69,7 +62,7 @@ static const struct qb_rcu_flavor srcu_flavor = {
 	.read_lock = srcu_lock,
 	.read_unlock = srcu_unlock,
 	.synchronize = srcu_sync,
-	.read_pair_ns = srcu_pair_ns,
+	.read_pair_ns = srcu_pair,
 };
 
 static const struct qb_rcu_flavor srcu_expedited_flavor = {
@@ -79,26 +72,22 @@ static const struct qb_rcu_flavor srcu_expedited_flavor = {
 	.read_lock = srcu_lock,
 	.read_unlock = srcu_unlock,
 	.synchronize = srcu_sync_expedited,
-	.read_pair_ns = srcu_pair_ns,
+	.read_pair_ns = srcu_pair,
 };
 
 struct pair_loop {
 	const struct qb_rcu_flavor *flavor;
 	uint64_t deadline;
-	double best_ns;
+	double ns;
 };
 
-/* The best batch of this thread's until the deadline (at least one). */
+/* This thread's ns per pair until the deadline (placed_timer.h). */
 static void *pair_loop_thread(void *p)
 {
 	struct pair_loop *l = p;
 
 	l->flavor->register_thread();
-	do {
-		double ns = l->flavor->read_pair_ns(PAIR_BATCH);
-
-		l->best_ns = l->best_ns == 0 || ns < l->best_ns ? ns : l->best_ns;
-	} while (qb_now_ns() < l->deadline);
+	l->ns = qb_placed_ns(l->flavor->read_pair_ns, PAIR_BATCH, l->deadline);
 	l->flavor->unregister_thread();
 	return NULL;
 }
@@ -113,7 +102,7 @@ static double pair_ns(const struct qb_rcu_flavor *flavor, int threads, uint64_t 
 		loops[i] = (struct pair_loop){ flavor, deadline, 0 };
 	qb_run_threads(threads, pair_loop_thread, loops, sizeof(loops[0]));
 	for (int i = 0; i < threads; i++)
-		sum += loops[i].best_ns;
+		sum += loops[i].ns;
 	return sum / threads;
 }
 
@@ -130,8 +119,9 @@ static void read_pairs(const struct qb_options *opt)
 
 		snprintf(metric, sizeof(metric), "read pair, %d thread%s", threads,
 			 threads == 1 ? "" : "s");
-		qb_heading("read-side lock+unlock pair, %d thread%s at once (best batch of each "
-			   "thread, averaged)", threads, threads == 1 ? "" : "s");
+		qb_heading("read-side lock+unlock pair, %d thread%s at once (each thread's median "
+			   "over %d code offsets, averaged)", threads, threads == 1 ? "" : "s",
+			   QB_PLACEMENTS);
 		qb_progress("srcu: read pairs, %d thread%s", threads, threads == 1 ? "" : "s");
 		for (int f = 0; f < 2; f++) {
 			double samples[opt->repetitions];
