@@ -30,7 +30,8 @@ static void read_unlock(void)
 	urcu_memb_read_unlock();
 }
 
-QB_PLACED_TIMER(read_pair, qb_urcu_register_once(), urcu_memb_read_lock(); urcu_memb_read_unlock());
+QB_PLACED_TIMER(read_pair, qb_urcu_register_once(),
+		urcu_memb_read_lock(); urcu_memb_read_unlock());
 
 const struct qb_rcu_flavor qb_urcu_memb = {
 	.name = "liburcu synchronize_rcu",
@@ -39,5 +40,5 @@ const struct qb_rcu_flavor qb_urcu_memb = {
 	.read_lock = read_lock,
 	.read_unlock = read_unlock,
 	.synchronize = urcu_memb_synchronize_rcu,
-	.read_pair_ns = read_pair,
+	.read_pair = read_pair,
 };

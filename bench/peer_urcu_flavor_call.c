@@ -7,7 +7,8 @@
 #include "bench.h"
 #include "rcu_flavor.h"
 
-QB_PLACED_TIMER(read_pair, qb_urcu_register_once(), urcu_memb_read_lock(); urcu_memb_read_unlock());
+QB_PLACED_TIMER(read_pair, qb_urcu_register_once(),
+		urcu_memb_read_lock(); urcu_memb_read_unlock());
 
 const struct qb_rcu_flavor qb_urcu_memb_call = {
 	.name = "liburcu (not inlined)",
@@ -16,5 +17,5 @@ const struct qb_rcu_flavor qb_urcu_memb_call = {
 	.read_lock = urcu_memb_read_lock,
 	.read_unlock = urcu_memb_read_unlock,
 	.synchronize = urcu_memb_synchronize_rcu,
-	.read_pair_ns = read_pair,
+	.read_pair = read_pair,
 };

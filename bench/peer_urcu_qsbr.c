@@ -60,5 +60,5 @@ const struct qb_rcu_flavor qb_urcu_qsbr = {
 	.read_lock = read_lock,
 	.read_unlock = read_unlock_and_announce,
 	.synchronize = urcu_qsbr_synchronize_rcu,
-	.read_pair_ns = read_pair,
+	.read_pair = read_pair,
 };

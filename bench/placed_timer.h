@@ -15,9 +15,8 @@
  * of one timer, each entered through a different number of no-op
  * instructions (0, 4, ..., 60 of them), which moves the timed loop through
  * its cache line (the compiler still aligns a loop's head: gcc to 8 bytes,
- * so with gcc the 16 copies take 8 offsets).  Each copy runs
- * `setup` once, then `body` `iterations` times, and returns the ns an
- * iteration.
+ * so with gcc the 16 copies take 8 offsets).  Each copy runs `setup` once,
+ * then `body` `iterations` times, and returns the ns an iteration.
  *
  * qb_placed_ns() times every copy in turns until a deadline and returns the
  * median of the copies' best batches: the speed a program gets at a

@@ -73,7 +73,7 @@ static const struct qb_rcu_flavor qb_quiesce_qsbr = {
 	.read_lock = read_lock,
 	.read_unlock = read_unlock_and_announce,
 	.synchronize = quiesce_qsbr_synchronize_rcu,
-	.read_pair_ns = read_pair,
+	.read_pair = read_pair,
 };
 
 static const struct qb_rcu_flavor *const flavors[] = {
@@ -139,7 +139,7 @@ static void run_qsbr(const struct qb_options *opt)
 	const qb_placed_timer *const read_measures[] = {
 		read_pair,
 #ifdef QUIESCE_HAVE_URCU_QSBR
-		qb_urcu_qsbr.read_pair_ns,
+		qb_urcu_qsbr.read_pair,
 #endif
 	};
 	const qb_placed_timer *const qs_measures[] = {

@@ -66,7 +66,7 @@ static void read_pairs(const struct qb_options *opt)
 		double samples[opt->repetitions];
 
 		for (int r = 0; r < opt->repetitions; r++)
-			samples[r] = qb_placed_ns(flavors[f]->read_pair_ns, PAIR_BATCH,
+			samples[r] = qb_placed_ns(flavors[f]->read_pair, PAIR_BATCH,
 				qb_deadline(opt, start, READ_SHARE * (f * opt->repetitions + r + 1) /
 							(n * opt->repetitions)));
 		qb_record(EXP, names[f], "read pair", "ns", samples, opt->repetitions);

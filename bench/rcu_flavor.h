@@ -17,10 +17,11 @@ struct qb_rcu_flavor {
 	void (*read_unlock)(void);
 	void (*synchronize)(void);
 	/*
-	 * ns per lock+unlock pair, the pair inlined as its users would, at
-	 * QB_PLACEMENTS code offsets (placed_timer.h).
+	 * QB_PLACEMENTS copies of a timer of the lock+unlock pair, inlined as
+	 * its users would, each at its own code offset; each returns ns per
+	 * pair (placed_timer.h).
 	 */
-	const qb_placed_timer *read_pair_ns;
+	const qb_placed_timer *read_pair;
 	/*
 	 * Measured under rcu_normal (quiesce_rcu_set_normal(true) around each
 	 * measurement): what a user who asks for no interrupts gets.

@@ -36,7 +36,7 @@ const struct qb_rcu_flavor qb_quiesce_rcu = {
 	.read_lock = read_lock,
 	.read_unlock = read_unlock,
 	.synchronize = synchronize_normal,
-	.read_pair_ns = read_pair,
+	.read_pair = read_pair,
 };
 
 const struct qb_rcu_flavor qb_quiesce_rcu_expedited = {
@@ -46,7 +46,7 @@ const struct qb_rcu_flavor qb_quiesce_rcu_expedited = {
 	.read_lock = read_lock,
 	.read_unlock = read_unlock,
 	.synchronize = synchronize_expedited,
-	.read_pair_ns = read_pair,
+	.read_pair = read_pair,
 };
 
 const struct qb_rcu_flavor qb_quiesce_rcu_normal_knob = {
@@ -56,6 +56,6 @@ const struct qb_rcu_flavor qb_quiesce_rcu_normal_knob = {
 	.read_lock = read_lock,
 	.read_unlock = read_unlock,
 	.synchronize = synchronize_normal,
-	.read_pair_ns = read_pair,
+	.read_pair = read_pair,
 	.rcu_normal = true,
 };

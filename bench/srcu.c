@@ -62,7 +62,7 @@ static const struct qb_rcu_flavor srcu_flavor = {
 	.read_lock = srcu_lock,
 	.read_unlock = srcu_unlock,
 	.synchronize = srcu_sync,
-	.read_pair_ns = srcu_pair,
+	.read_pair = srcu_pair,
 };
 
 static const struct qb_rcu_flavor srcu_expedited_flavor = {
@@ -72,7 +72,7 @@ static const struct qb_rcu_flavor srcu_expedited_flavor = {
 	.read_lock = srcu_lock,
 	.read_unlock = srcu_unlock,
 	.synchronize = srcu_sync_expedited,
-	.read_pair_ns = srcu_pair,
+	.read_pair = srcu_pair,
 };
 
 struct pair_loop {
@@ -87,7 +87,7 @@ static void *pair_loop_thread(void *p)
 	struct pair_loop *l = p;
 
 	l->flavor->register_thread();
-	l->ns = qb_placed_ns(l->flavor->read_pair_ns, PAIR_BATCH, l->deadline);
+	l->ns = qb_placed_ns(l->flavor->read_pair, PAIR_BATCH, l->deadline);
 	l->flavor->unregister_thread();
 	return NULL;
 }
