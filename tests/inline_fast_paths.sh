@@ -28,12 +28,12 @@ out_of_line() { # object
 }
 
 # Writes $work/t.c: the header, the declarations, eight callers of the body.
-program() { # header, declarations, body (I: the caller's number)
+program() { # header, declarations, body (#: the caller's number)
 	{
 		printf '#include <quiesce/%s>\n%s\n' "$1" "$2"
 		for i in 0 1 2 3 4 5 6 7; do
 			printf 'void work%s(int *p);\nvoid work%s(int *p) { %s }\n' "$i" "$i" \
-				"$(echo "$3" | sed "s/I/$i/g")"
+				"$(echo "$3" | sed "s/#/$i/g")"
 		done
 	} > "$work/t.c"
 }
@@ -58,24 +58,24 @@ for other in gcc clang; do
 done
 
 for cc in $compilers; do
-	check "$cc" rcu.h "" "rcu_read_lock(); p[I]++; rcu_read_unlock();"
-	check "$cc" rcu_mb.h "" "rcu_mb_read_lock(); p[I]++; rcu_mb_read_unlock();"
+	check "$cc" rcu.h "" "rcu_read_lock(); p[#]++; rcu_read_unlock();"
+	check "$cc" rcu_mb.h "" "rcu_mb_read_lock(); p[#]++; rcu_mb_read_unlock();"
 	check "$cc" rcu_qsbr.h "" \
-		"rcu_qsbr_read_lock(); p[I]++; rcu_qsbr_read_unlock(); rcu_qsbr_quiescent_state();"
+		"rcu_qsbr_read_lock(); p[#]++; rcu_qsbr_read_unlock(); rcu_qsbr_quiescent_state();"
 	check "$cc" srcu.h "DEFINE_SRCU(d);" \
-		"int x = srcu_read_lock(&d); p[I]++; srcu_read_unlock(&d, x);"
+		"int x = srcu_read_lock(&d); p[#]++; srcu_read_unlock(&d, x);"
 	check "$cc" percpu_rwsem.h "struct percpu_rw_semaphore s;" \
-		"percpu_down_read(&s); p[I]++; percpu_up_read(&s);
+		"percpu_down_read(&s); p[#]++; percpu_up_read(&s);
 		 if (percpu_down_read_trylock(&s)) percpu_up_read(&s);"
 	check "$cc" freeze.h "struct freezer fz;" \
-		"freezer_start(&fz, 0); p[I]++; freezer_end(&fz, 0);
+		"freezer_start(&fz, 0); p[#]++; freezer_end(&fz, 0);
 		 if (freezer_trystart(&fz, 1)) freezer_end(&fz, 1);"
 	check "$cc" rwsem.h "struct rw_semaphore r;" \
-		"down_read(&r); p[I]++; up_read(&r); down_write(&r); p[I]++; up_write(&r);
+		"down_read(&r); p[#]++; up_read(&r); down_write(&r); p[#]++; up_write(&r);
 		 if (down_read_trylock(&r)) up_read(&r); if (down_write_trylock(&r)) up_write(&r);"
 	check "$cc" ref.h "struct quiesce_ref rf; void rel(struct quiesce_ref *r);" \
-		"quiesce_ref_get(&rf); if (quiesce_ref_get_unless_zero(&rf)) p[I]++;
-		 if (quiesce_ref_put(&rf, rel)) p[I]++;"
+		"quiesce_ref_get(&rf); if (quiesce_ref_get_unless_zero(&rf)) p[#]++;
+		 if (quiesce_ref_put(&rf, rel)) p[#]++;"
 
 	program compiler.h "static inline void quiesce_control(int *p) { p[0]++; }" "quiesce_control(p);"
 	"$cc" -std=gnu11 -O2 -fno-inline -I "$source/include" -c -o "$work/t.o" "$work/t.c"
