@@ -208,7 +208,8 @@ printf '%-28s %14s %14s %12s %12s %7s %7s' program liburcu_enq/s overlay_enq/s \
 	liburcu_deq/s overlay_deq/s enq deq
 [ -z "$pin" ] || printf ' %9s' slow_link
 echo
-probe=$pin
+# The probe pins to CPUs 0 and 1: only where the runs are pinned there.
+[ -z "$pin" ] || probe=yes
 for q in wfcq wfq lfq wfs lfs lfs_rcu; do
 	pair test_urcu_$q test_urcu_$q "successful enqueues" "successful dequeues" 1 1 "$secs" $pin
 done
