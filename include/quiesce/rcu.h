@@ -94,8 +94,15 @@ static QUIESCE_ALWAYS_INLINE void quiesce_rcu_read_lock(void)
 	struct quiesce_rcu_reader *self = &quiesce_rcu_reader_self;
 	unsigned long ctr = self->ctr;
 
+	/*
+	 * Acquire: pairs with the release store of the grace period's phase
+	 * flip, so that a section entered with the new phase sees what the
+	 * updater did before the flip (a grace period that sees every reader
+	 * past its flip needs no barrier; src/rcu/rcu_domain.c).  A plain
+	 * load on x86-64.
+	 */
 	if (QUIESCE_LIKELY(ctr == 0))
-		QUIESCE_STORE(&self->ctr, QUIESCE_LOAD(&quiesce_rcu_gp_word.ctr));
+		QUIESCE_STORE(&self->ctr, QUIESCE_LOAD_ACQUIRE(&quiesce_rcu_gp_word.ctr));
 	else if (QUIESCE_LIKELY(ctr & QUIESCE_RCU_NEST_MASK))
 		QUIESCE_STORE(&self->ctr, ctr + 1);
 	else

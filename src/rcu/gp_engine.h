@@ -73,6 +73,15 @@ struct quiesce_gp_domain_ops {
 	 * issued after this call, so that readers see what it stored.
 	 */
 	bool (*next_wait)(struct quiesce_gp_domain *d);
+	/*
+	 * Optional, for a barrier_first domain: counts the readers other than
+	 * the caller not yet seen past the flip, that is, inside a section
+	 * they entered with the phase start() stored, and notes those it
+	 * sees.  A domain that gives it has argued that such readers need no
+	 * barrier: the engine then flips first, polls this for a while, and
+	 * issues the barrier (then waits as usual) only if it stays above 0.
+	 */
+	unsigned (*unseen_past_flip)(struct quiesce_gp_domain *d);
 };
 
 struct quiesce_gp_domain {
@@ -85,7 +94,12 @@ struct quiesce_gp_domain {
 	bool listed;			/* on the engine's list, for fork() */
 	struct quiesce_gp_domain *next_listed;
 	/* Grace periods: written by the holder of gp_lock only. */
-	uint64_t gp_normal, gp_expedited, gp_skipped;
+	uint64_t gp_normal, gp_expedited, gp_skipped, gp_no_barrier;
+	/*
+	 * After a grace period that polled for readers past the flip in vain,
+	 * the next no_barrier_skip ones do not poll (see gp_engine.c).
+	 */
+	unsigned no_barrier_skip, no_barrier_backoff;
 	uint64_t sync_calls;		/* shared */
 };
 
@@ -137,5 +151,10 @@ bool quiesce_gp_normal_only(void);
 
 /* Test-only: grace periods that return without waiting ("busted"), in every domain. */
 extern bool quiesce_test_busted_gp;
+/*
+ * Test-only: every reader counts as seen past the flip, whatever its counter
+ * says, so that grace periods end after the flip without waiting.
+ */
+extern bool quiesce_test_busted_past_flip;
 
 #endif

@@ -1,11 +1,13 @@
 /*
- * rcu_domain.c - the default RCU domain: one heavy barrier, one phase flip,
- * one scan of the registered threads (the engine, gp_engine.c, runs them).
+ * rcu_domain.c - the default RCU domain: one phase flip, one scan of the
+ * registered threads, and one heavy barrier unless every reader was seen
+ * past the flip (the engine, gp_engine.c, runs them).
  *
- * Readers (include/quiesce/rcu.h) copy the global phase word into their own
- * counter on the outermost rcu_read_lock(), behind only a compiler barrier,
- * and store 0 with release semantics on the outermost rcu_read_unlock().
- * A grace period, after its caller has unlinked an object:
+ * Readers (include/quiesce/rcu.h) copy the global phase word (with acquire)
+ * into their own counter on the outermost rcu_read_lock(), behind only a
+ * compiler barrier, and store 0 with release semantics on the outermost
+ * rcu_read_unlock().  A grace period, after its caller has unlinked an
+ * object, with the barrier first:
  *
  *   1. quiesce_gp_barrier() (barrier_first): every reader thread executes the equivalent of
  *      a full fence at some point P in its program order during the call.
@@ -32,6 +34,47 @@
  *
  * The phase only ensures progress: a reader that leaves and re-enters picks
  * up NEW and no longer holds the grace period.
+ *
+ * Flipped first, and no barrier for readers seen past the flip
+ * (rcu_unseen_past_flip(); gp_engine.c says when the engine tries it).
+ * start() stores NEW with release, after the unlink; a reader loads the
+ * phase with acquire.  The grace period polls the registry and notes each
+ * thread other than the caller that it sees, with an acquire load, inside
+ * a section entered with NEW.  Once every one was seen, it ends, with no
+ * barrier.  Why that suffices, for a reader R seen so:
+ *
+ *  - R's earlier sections each ended with a release store of 0 that
+ *    precedes the store seen in R's program order.  A thread's later
+ *    stores to its counter continue the release sequence of its earlier
+ *    release store, so the acquire load that saw NEW synchronizes with
+ *    each of those exits: every load of those sections happens before the
+ *    grace period ends.
+ *  - The section seen, and each later one, loaded the phase with acquire
+ *    and read NEW or a later flip (R read NEW once; coherence forbids an
+ *    older value after it).  That load synchronizes with start()'s
+ *    release store, or with a later flip's, which follows it: the
+ *    section's loads see the unlink.
+ *  - A thread that registers after the poll's last look takes the
+ *    registry lock after the poll let it go, so its first section loads a
+ *    phase after the flip.  A thread that left the registry did so under
+ *    that lock after its last section.  The caller is outside any section
+ *    (checked), and its later sections follow the grace period in its own
+ *    program order.
+ *  - The unlink may be another thread's, one that shares this grace
+ *    period: that thread fenced after its unlink (quiesce_gp_snapshot(),
+ *    sequentially consistent) and then read the sequence number still
+ *    even, and the holder stored it odd, sequentially consistent, before
+ *    start().  On the machines we build for (x86-64 and arm64, whose
+ *    stores become visible to all other CPUs at once), the unlink reached
+ *    every CPU before the odd store did, and so before the flip.
+ *
+ * A reader that the poll does not see past the flip in time (idle, or in
+ * a long section) gets the barrier, issued then, after the flip: steps 1
+ * and 2 above swapped.  The first case of the argument above changes only
+ * where the scan sees R's counter holding NEW: R then loaded NEW with
+ * acquire, before P or after, and its section sees the unlink by the
+ * second point of the list above.  The other cases do not depend on the
+ * order of the flip and the barrier.
  *
  * No reader, no barrier.  When no thread but the caller is registered, a
  * grace period skips all three steps: the caller is outside any section
@@ -93,11 +136,47 @@ static unsigned rcu_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_sta
 	return blocking;
 }
 
-/* After the barrier: see the argument at the top of this file. */
+/* See the argument at the top of this file. */
 static void rcu_start(struct quiesce_gp_domain *d)
 {
 	(void)d;
-	QUIESCE_STORE(&quiesce_rcu_gp_word.ctr, quiesce_rcu_gp_word.ctr + QUIESCE_RCU_PHASE_ONE);
+	/*
+	 * Release: pairs with the acquire load of the phase in
+	 * rcu_read_lock(); the unlink precedes it (the argument at the top).
+	 */
+	QUIESCE_STORE_RELEASE(&quiesce_rcu_gp_word.ctr,
+			      quiesce_rcu_gp_word.ctr + QUIESCE_RCU_PHASE_ONE);
+}
+
+/*
+ * Counts the registered threads other than the caller not yet seen inside
+ * a section entered with the current phase, and notes those seen now.
+ */
+static unsigned rcu_unseen_past_flip(struct quiesce_gp_domain *d)
+{
+	unsigned long phase = quiesce_rcu_gp_word.ctr;	/* written by start() under gp_lock */
+	unsigned unseen = 0;
+
+	(void)d;
+	pthread_mutex_lock(&quiesce_registry_lock);
+	quiesce_registry_for_each(e) {
+		unsigned long ctr;
+
+		if (e->seen_past_phase == phase || e->reader == &quiesce_rcu_reader_self)
+			continue;
+		/*
+		 * Acquire: pairs with the reader's release store of 0 on its
+		 * last exit, whose release sequence the later store seen here
+		 * continues (the argument at the top of this file).
+		 */
+		ctr = QUIESCE_LOAD_ACQUIRE(&e->reader->ctr);
+		if ((ctr & QUIESCE_RCU_NEST_MASK) && !((ctr ^ phase) & ~QUIESCE_RCU_NEST_MASK))
+			e->seen_past_phase = phase;
+		else
+			unseen++;
+	}
+	pthread_mutex_unlock(&quiesce_registry_lock);
+	return unseen;
 }
 
 /*
@@ -130,6 +209,7 @@ static const struct quiesce_gp_domain_ops rcu_ops = {
 	.kind = "RCU",
 	.barrier_first = true,
 	.no_reader = rcu_no_reader,
+	.unseen_past_flip = rcu_unseen_past_flip,
 	.caller_holds = rcu_caller_holds,
 	.start = rcu_start,
 	.blocking = rcu_blocking,

@@ -13,6 +13,7 @@
 #include <quiesce/rcu.h>
 
 #include "common/diag.h"
+#include "rcu/gp_engine.h"
 #include "rcu/stats_at_exit.h"
 
 static void print_stats(void)
@@ -24,14 +25,15 @@ static void print_stats(void)
 	quiesce_rcu_get_stats(&s);
 	fprintf(stderr,
 		"quiesce stats: grace periods %" PRIu64 " normal, %" PRIu64 " expedited "
-		"(%" PRIu64 " with no other reader registered); "
+		"(%" PRIu64 " with no other reader registered, %" PRIu64 " with no barrier); "
 		"synchronize_rcu calls %" PRIu64 "; rseq gate closings %" PRIu64 "; "
 		"stall warnings %" PRIu64 "; "
 		"registered threads %" PRIu64 "\n"
 		"quiesce stats: callbacks queued %" PRIu64 ", invoked %" PRIu64
 		", pending %" PRIu64 "; batches %" PRIu64 " (%" PRIu64 " expedited); "
 		"throttled calls %" PRIu64 "\n",
-		s.gp_normal, s.gp_expedited, s.gp_skipped, s.sync_calls, s.rseq_barriers, s.stall_warnings,
+		s.gp_normal, s.gp_expedited, s.gp_skipped,
+		__atomic_load_n(&quiesce_rcu_domain.gp_no_barrier, __ATOMIC_RELAXED), s.sync_calls, s.rseq_barriers, s.stall_warnings,
 		s.registered_threads, s.cb_queued, s.cb_invoked, s.cb_pending, s.cb_batches,
 		s.cb_expedited, s.cb_throttled);
 }
