@@ -19,10 +19,13 @@
 static void print_stats(void)
 {
 	struct quiesce_rcu_stats s;
+	uint64_t no_barrier;
 
 	if (!quiesce_env_flag("QUIESCE_STATS"))
 		return;
 	quiesce_rcu_get_stats(&s);
+	/* Not in struct quiesce_rcu_stats, whose layout is ABI: the engine's own count. */
+	no_barrier = __atomic_load_n(&quiesce_rcu_domain.gp_no_barrier, __ATOMIC_RELAXED);
 	fprintf(stderr,
 		"quiesce stats: grace periods %" PRIu64 " normal, %" PRIu64 " expedited "
 		"(%" PRIu64 " with no other reader registered, %" PRIu64 " with no barrier); "
@@ -32,8 +35,8 @@ static void print_stats(void)
 		"quiesce stats: callbacks queued %" PRIu64 ", invoked %" PRIu64
 		", pending %" PRIu64 "; batches %" PRIu64 " (%" PRIu64 " expedited); "
 		"throttled calls %" PRIu64 "\n",
-		s.gp_normal, s.gp_expedited, s.gp_skipped,
-		__atomic_load_n(&quiesce_rcu_domain.gp_no_barrier, __ATOMIC_RELAXED), s.sync_calls, s.rseq_barriers, s.stall_warnings,
+		s.gp_normal, s.gp_expedited, s.gp_skipped, no_barrier, s.sync_calls, s.rseq_barriers,
+		s.stall_warnings,
 		s.registered_threads, s.cb_queued, s.cb_invoked, s.cb_pending, s.cb_batches,
 		s.cb_expedited, s.cb_throttled);
 }
