@@ -28,10 +28,10 @@
  * flat out in and out of sections pass that test within a few cache-line
  * transfers.  An idle reader never does: the poll gives up, the barrier
  * follows and step 5 runs as usual (the flip stays where it is; the
- * domain's argument covers that order).  After a poll in vain the next
- * grace periods skip it, 1, 2, 4, ... up to NO_BARRIER_BACKOFF_MAX of
- * them, until a poll succeeds again, so that a process whose readers idle
- * pays the poll once in that many grace periods.
+ * domain's argument covers that order).  After a poll in vain, the grace
+ * periods of the next while skip it (NO_BARRIER_BACKOFF_*), so that a
+ * process whose readers idle pays one poll in 64 grace periods, and at
+ * most one a millisecond.
  *
  * Normal and expedited.  Both issue the same barrier: membarrier
  * (PRIVATE_EXPEDITED), which interrupts only the CPUs that run a thread of
@@ -96,11 +96,26 @@ static struct quiesce_gp_domain *domains;
 #define EXPEDITED_SPIN_NS 50000u
 /*
  * How long a grace period polls for readers past its flip before it
- * issues the barrier: several cache-line round trips between CPUs (each
- * 0.1-0.5 us here), about what the barrier itself costs its caller.
+ * issues the barrier: the flip's line to the reader, the reader's counter
+ * back, and the reader's way out of its section and into the next.  A
+ * cache line takes 0.1 or 0.5 us between the two CPUs of our test machine
+ * (a virtual one), from run to run; in the slow runs, 2 us let one poll
+ * in a hundred see the reader, 5 us most of them.
  */
-#define PAST_FLIP_POLL_NS 2000u
+#define PAST_FLIP_POLL_NS 5000u
+/*
+ * After a poll in vain, the grace periods that go without one: the next
+ * 1, then 2, 4, ... up to 64 while polls stay in vain, and all those of
+ * the next 10 us, then 20, 40, ... up to 1 ms.  The count spares a
+ * process whose readers idle and whose grace periods are rare (each would
+ * otherwise pay the poll); the time spares one whose readers are stopped
+ * for a while (an interrupt; a virtual CPU its host runs something else
+ * on), which fails every poll of that while, however many grace periods
+ * it holds.
+ */
 #define NO_BARRIER_BACKOFF_MAX 64u
+#define NO_BARRIER_BACKOFF_MIN_NS 10000u
+#define NO_BARRIER_BACKOFF_MAX_NS 1000000u
 
 void quiesce_gp_domain_init(struct quiesce_gp_domain *d, const struct quiesce_gp_domain_ops *ops,
 			    int *writer_sleeping)
@@ -230,29 +245,51 @@ static bool no_barrier_worth_trying(struct quiesce_gp_domain *d)
 		d->no_barrier_skip--;
 		return false;
 	}
-	return true;
+	return !d->no_barrier_backoff_ns || quiesce_now_ns() >= d->no_barrier_retry_ns;
+}
+
+/* After a poll in vain: doubles both waits before the next (see the top). */
+static void back_off(struct quiesce_gp_domain *d)
+{
+	d->no_barrier_backoff = d->no_barrier_backoff ? 2 * d->no_barrier_backoff : 1;
+	if (d->no_barrier_backoff > NO_BARRIER_BACKOFF_MAX)
+		d->no_barrier_backoff = NO_BARRIER_BACKOFF_MAX;
+	d->no_barrier_skip = d->no_barrier_backoff;
+	d->no_barrier_backoff_ns = d->no_barrier_backoff_ns ? 2 * d->no_barrier_backoff_ns
+						    : NO_BARRIER_BACKOFF_MIN_NS;
+	if (d->no_barrier_backoff_ns > NO_BARRIER_BACKOFF_MAX_NS)
+		d->no_barrier_backoff_ns = NO_BARRIER_BACKOFF_MAX_NS;
+	d->no_barrier_retry_ns = quiesce_now_ns() + d->no_barrier_backoff_ns;
 }
 
 /*
  * After the flip: polls until every reader was seen past it (true) or
- * PAST_FLIP_POLL_NS passed (false, and the next grace periods skip the
- * poll).  Nothing wakes this loop: readers do not know it runs.
+ * PAST_FLIP_POLL_NS passed (false, and the grace periods of the next
+ * while skip the poll).  Nothing wakes this loop: readers do not know it
+ * runs.
  */
 static bool readers_seen_past_flip(struct quiesce_gp_domain *d)
 {
 	uint64_t give_up = quiesce_now_ns() + PAST_FLIP_POLL_NS;
 
-	while (d->ops->unseen_past_flip(d) && !QUIESCE_LOAD(&quiesce_test_busted_past_flip)) {
-		if (quiesce_now_ns() >= give_up) {
-			d->no_barrier_backoff = d->no_barrier_backoff ? 2 * d->no_barrier_backoff : 1;
-			if (d->no_barrier_backoff > NO_BARRIER_BACKOFF_MAX)
-				d->no_barrier_backoff = NO_BARRIER_BACKOFF_MAX;
-			d->no_barrier_skip = d->no_barrier_backoff;
+	for (;;) {
+		/*
+		 * The time before the look: it gives up only after a look
+		 * that began past the deadline, so that a poller stopped
+		 * between two looks looks once more when it runs again.
+		 */
+		uint64_t now = quiesce_now_ns();
+
+		if (!d->ops->unseen_past_flip(d) || QUIESCE_LOAD(&quiesce_test_busted_past_flip))
+			break;
+		if (now >= give_up) {
+			back_off(d);
 			return false;
 		}
 		quiesce_cpu_relax();
 	}
 	d->no_barrier_backoff = 0;
+	d->no_barrier_backoff_ns = 0;
 	return true;
 }
 

@@ -96,10 +96,13 @@ struct quiesce_gp_domain {
 	/* Grace periods: written by the holder of gp_lock only. */
 	uint64_t gp_normal, gp_expedited, gp_skipped, gp_no_barrier;
 	/*
-	 * After a grace period that polled for readers past the flip in vain,
-	 * the next no_barrier_skip ones do not poll (see gp_engine.c).
+	 * After a poll for readers past the flip in vain, the next
+	 * no_barrier_skip grace periods, and those before no_barrier_retry_ns,
+	 * do not poll (see gp_engine.c); the two backoffs are 0 after a poll
+	 * that succeeded.
 	 */
 	unsigned no_barrier_skip, no_barrier_backoff;
+	uint64_t no_barrier_backoff_ns, no_barrier_retry_ns;
 	uint64_t sync_calls;		/* shared */
 };
 
