@@ -4,7 +4,7 @@
 # handshake, in every build.  test_rcu_sync is left out: its checks on how
 # many grace periods a burst of updaters pays assume membarrier's timing.
 # And the stress test with every grace period expedited or every one normal.
-set(QUIESCE_RCU_SUITE test_rcu_api test_rcu_stress test_rcu_no_barrier test_rcu_fork test_rcu_stall
+set(QUIESCE_RCU_SUITE test_rcu_api test_rcu_stress test_rcu_fork test_rcu_stall
   test_rcu_sharing test_rcu_misuse test_rcu_blocked_signals test_rculist
   test_call_rcu_api test_call_rcu_flood test_call_rcu_fork test_call_rcu_stress)
 set(QUIESCE_RCU_FALLBACKS signal)
