@@ -101,7 +101,7 @@ static struct quiesce_gp_domain *domains;
  * cache line takes 0.1 or 0.5 us between the two CPUs of our test machine
  * (a virtual one), from run to run: with 2 us, one reader and one updater
  * pinned to the two CPUs had 0-2 % of their grace periods end with no
- * barrier in 7 runs of 12 and 35-82 % in the others; with 5 us, 53-98 %
+ * barrier in 8 runs of 12 and 35-82 % in the others; with 5 us, 53-98 %
  * in all 12.
  */
 #define PAST_FLIP_POLL_NS 5000u
