@@ -109,6 +109,8 @@ static unsigned long run_stress(unsigned ms, bool (*enough)(void), int readers, 
 	fprintf(stderr, "%lu reads, %lu updates, %lu violations, %lu grace periods with no barrier\n",
 		atomic_load(&reads), atomic_load(&updates), atomic_load(&violations),
 		(unsigned long)(no_barrier_grace_periods() - no_barrier_at_start));
+	free(current);	/* every thread was joined: no reader holds it */
+	current = NULL;
 	return atomic_load(&violations);
 }
 
