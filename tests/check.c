@@ -403,3 +403,18 @@ int check_last_allowed_cpu(void)
 			last = cpu;
 	return last;
 }
+
+int check_allowed_cpus(void)
+{
+	cpu_set_t set;
+
+	CHECK(sched_getaffinity(0, sizeof(set), &set) == 0, "sched_getaffinity");
+	return CPU_COUNT(&set);
+}
+
+bool check_under_valgrind(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+	return preload && strstr(preload, "vgpreload");
+}

@@ -84,6 +84,12 @@ void check_deny_membarrier(int err);
 /* The highest-numbered CPU the calling thread may run on. */
 int check_last_allowed_cpu(void);
 
+/* How many CPUs this process may run on. */
+int check_allowed_cpus(void);
+
+/* Whether the test runs under valgrind (its preload library is in LD_PRELOAD). */
+bool check_under_valgrind(void);
+
 /* Whether per-CPU semaphores initialized now get rseq readers. */
 bool check_percpu_rseq_readers(void);
 

@@ -62,13 +62,6 @@ static void on_stall(const struct quiesce_rcu_stall *stall)
 	atomic_fetch_add(&barrier_reports, 1);
 }
 
-static bool under_valgrind(void)
-{
-	const char *preload = getenv("LD_PRELOAD");
-
-	return preload && strstr(preload, "vgpreload");
-}
-
 static void block_all_signals(void)
 {
 	sigset_t all;
@@ -247,7 +240,7 @@ int main(void)
 	sleeper_checks(&sleeper_thread);
 
 	start_spinner(&spinner_thread);
-	if (signal_backend && !under_valgrind())
+	if (signal_backend && !check_under_valgrind())
 		signal_backend_waits();
 	else if (signal_backend)
 		atomic_store(&unblock_asked, true);
@@ -263,7 +256,7 @@ int main(void)
 	close(wake_pipe[1]);
 	pthread_join(sleeper_thread, NULL);
 
-	if (signal_backend && !under_valgrind())
+	if (signal_backend && !check_under_valgrind())
 		check_child_detects_violation(busted_child, NULL);
 	printf("rcu blocked signals: all checks passed\n");
 	return 0;
