@@ -6,8 +6,11 @@
  * that a domain's readers are safe is the domain's own (rcu_domain.c for
  * the default one).
  *
- * One grace period (run_one_grace_period(), under gp_lock):
- *   1. The sequence number goes odd.
+ * One grace period (run_one_grace_period(), by the caller that owns it):
+ *   1. The sequence number goes odd: the caller's compare-exchange from
+ *      even (own_next_grace_period()) made it so, and made the caller the
+ *      grace period's owner, the one thread that runs it and touches the
+ *      domain's grace-period state, until step 6.
  *   2. If the domain says no reader can exist, it ends here.
  *   3. The heavy barrier, if the domain's readers need it (barrier_first).
  *   4. The domain's start(): its phase flip.
@@ -52,18 +55,23 @@
  *
  * Sharing: grace periods are counted by a sequence number (gp_seq.h).  A
  * caller takes a snapshot and returns when the count passes it.  One caller
- * at a time (the holder of gp_lock) runs grace periods; the others sleep on
- * gp_ended and are all woken when the holder lets go, so every caller that
- * arrived while one grace period ran is released by the next one, and they
- * come back together to share the one after.
+ * at a time (the owner, whose compare-exchange made the count odd) runs
+ * grace periods, as many in a row as its snapshot needs; the others sleep
+ * on gp_ended and are all woken when the owner is done, so every caller
+ * that arrived while one grace period ran is released by the next one, and
+ * they come back together to share the one after.  The count is the lock:
+ * a caller that finds no grace period running takes the next one with the
+ * one atomic instruction that also starts it (a mutex beside the count
+ * cost two more, a fifth of a grace period with no reader).
  *
- * fork(): every domain that ever ran a grace period is on a list; the child
- * remakes their locks.  A grace period that ran in the parent has no thread
- * in the child: its count stays odd, and the child's first grace period
- * finishes it properly (run_one_grace_period()).
+ * fork(): every domain that ever ran a grace period is on a list.  A grace
+ * period that ran in the parent has no thread in the child: the child's
+ * count goes back to even, to before it started, and the child's first
+ * caller runs it again from the start.
  */
 #include "rcu/gp_engine.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "common/diag.h"
@@ -81,7 +89,8 @@ static bool knob_normal, knob_expedited;
 static pthread_mutex_t domains_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct quiesce_gp_domain *domains;
 
-#define COUNT_UNDER_GP_LOCK(counter) QUIESCE_STORE(&(counter), (counter) + 1)
+/* For the owner of the running grace period only. */
+#define COUNT_BY_OWNER(counter) QUIESCE_STORE(&(counter), (counter) + 1)
 
 /* Stalled readers reported at most per warning. */
 #define STALL_REPORT_MAX 8
@@ -125,7 +134,6 @@ void quiesce_gp_domain_init(struct quiesce_gp_domain *d, const struct quiesce_gp
 	memset(d, 0, sizeof(*d));
 	d->ops = ops;
 	d->writer_sleeping = writer_sleeping;
-	pthread_mutex_init(&d->gp_lock, NULL);
 }
 
 static void list_domain(struct quiesce_gp_domain *d)
@@ -150,7 +158,6 @@ void quiesce_gp_domain_destroy(struct quiesce_gp_domain *d)
 	}
 	QUIESCE_STORE(&d->listed, false);
 	pthread_mutex_unlock(&domains_lock);
-	pthread_mutex_destroy(&d->gp_lock);
 }
 
 unsigned long quiesce_gp_seq_current(struct quiesce_gp_domain *d)
@@ -295,27 +302,36 @@ static bool readers_seen_past_flip(struct quiesce_gp_domain *d)
 	return true;
 }
 
+/*
+ * Takes the next grace period if none runs: the count goes from seq, even,
+ * to odd, and the caller owns the grace period (see the top).  Sequentially
+ * consistent, before the barrier or the domain's look for readers: a cookie
+ * taken after it names the next grace period (the no-reader argument of
+ * rcu_domain.c relies on it).  Its acquire pairs with the release that
+ * ended the previous grace period, so that the new owner finds the domain's
+ * state as the previous owner left it.
+ */
+static bool own_next_grace_period(struct quiesce_gp_domain *d, unsigned long seq)
+{
+	return !quiesce_gp_seq_running(seq) &&
+	       __atomic_compare_exchange_n(&d->gp_seq, &seq, seq + 1, false, __ATOMIC_SEQ_CST,
+					   __ATOMIC_RELAXED);
+}
+
+/* Runs the grace period the caller owns, and ends it. */
 static void run_one_grace_period(struct quiesce_gp_domain *d, bool expedited)
 {
-	/*
-	 * A child of fork() may inherit a grace period that was running.
-	 * Sequentially consistent, before the barrier or the domain's look
-	 * for readers: a cookie taken after this store names the next grace
-	 * period (the no-reader argument of rcu_domain.c relies on it).
-	 */
-	if (!quiesce_gp_seq_running(d->gp_seq))
-		__atomic_store_n(&d->gp_seq, d->gp_seq + 1, __ATOMIC_SEQ_CST);
 	if (QUIESCE_LOAD(&quiesce_test_busted_gp)) {
 		/* The broken control: ends without waiting for anyone. */
 	} else if (d->ops->no_reader && d->ops->no_reader(d)) {
-		COUNT_UNDER_GP_LOCK(d->gp_skipped);
+		COUNT_BY_OWNER(d->gp_skipped);
 	} else {
 		bool flip_first = no_barrier_worth_trying(d);
 
 		if (flip_first)
 			d->ops->start(d);
 		if (flip_first && readers_seen_past_flip(d)) {
-			COUNT_UNDER_GP_LOCK(d->gp_no_barrier);
+			COUNT_BY_OWNER(d->gp_no_barrier);
 		} else {
 			if (d->ops->barrier_first)
 				quiesce_gp_barrier(!QUIESCE_LOAD(&knob_normal));
@@ -327,18 +343,29 @@ static void run_one_grace_period(struct quiesce_gp_domain *d, bool expedited)
 				wait_for_readers(d, expedited);
 		}
 	}
+	if (expedited)
+		COUNT_BY_OWNER(d->gp_expedited);
+	else
+		COUNT_BY_OWNER(d->gp_normal);
 	/*
 	 * Release: everything the scan observed (the readers' exits) happens
-	 * before a caller that sees this count frees anything.
+	 * before a caller that sees this count frees anything, and the
+	 * domain's state as this owner leaves it before the next owner's
+	 * compare-exchange.  The grace period is no longer ours.  (The load
+	 * is atomic only for ThreadSanitizer, which counts as a write the
+	 * compare-exchange that fails, of a caller whose look at the count
+	 * was out of date.)
 	 */
-	QUIESCE_STORE_RELEASE(&d->gp_seq, d->gp_seq + 1);
-	if (expedited)
-		COUNT_UNDER_GP_LOCK(d->gp_expedited);
-	else
-		COUNT_UNDER_GP_LOCK(d->gp_normal);
+	QUIESCE_STORE_RELEASE(&d->gp_seq, QUIESCE_LOAD(&d->gp_seq) + 1);
 }
 
-void quiesce_gp_wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool expedited)
+/*
+ * Returns once the grace period named by snap has passed.  count_call:
+ * counts the call as a synchronize call, before it runs a grace period or
+ * sleeps (the owner's count takes no atomic instruction).
+ */
+static void wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool expedited,
+		     bool count_call)
 {
 	/* rcu_normal holds for the library's own expedited requests too. */
 	expedited = expedited && !QUIESCE_LOAD(&knob_normal);
@@ -346,30 +373,53 @@ void quiesce_gp_wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool e
 		list_domain(d);
 	for (;;) {
 		int ended = __atomic_load_n(&d->gp_ended, __ATOMIC_SEQ_CST);
+		unsigned long seq = quiesce_gp_seq_current(d);
 
-		if (quiesce_gp_seq_done(quiesce_gp_seq_current(d), snap))
-			return;
-		if (pthread_mutex_trylock(&d->gp_lock) == 0) {
-			while (!quiesce_gp_seq_done(d->gp_seq, snap))
+		if (quiesce_gp_seq_done(seq, snap))
+			break;
+		if (own_next_grace_period(d, seq)) {
+			bool done;
+
+			if (count_call) {
+				COUNT_BY_OWNER(d->sync_calls_owner);
+				count_call = false;
+			}
+			do {
 				run_one_grace_period(d, expedited);
-			pthread_mutex_unlock(&d->gp_lock);
+				seq += 2;
+				done = quiesce_gp_seq_done(seq, snap);
+			} while (!done && own_next_grace_period(d, seq));
 			/*
-			 * After the unlock, so that a woken caller may take it.
-			 * Sequentially consistent, with the load of the waiter
-			 * count: pairs with a waiter's increment and its load
-			 * of gp_ended in the futex wait.  Either we see the
-			 * waiter, or its wait sees the bump and returns.
+			 * After the last grace period ended, so that a woken
+			 * caller may take the next.  Sequentially consistent,
+			 * with the load of the waiter count: pairs with a
+			 * waiter's increment and its load of gp_ended in the
+			 * futex wait.  Either we see the waiter, or its wait
+			 * sees the bump and returns.
 			 */
 			__atomic_fetch_add(&d->gp_ended, 1, __ATOMIC_SEQ_CST);
 			if (__atomic_load_n(&d->gp_ended_waiters, __ATOMIC_SEQ_CST))
 				quiesce_futex_wake_all(&d->gp_ended);
-			return;
+			if (done)
+				break;
+			continue;	/* another caller owns the next one */
+		}
+		if (count_call) {
+			__atomic_fetch_add(&d->sync_calls_shared, 1, __ATOMIC_RELAXED);
+			count_call = false;
 		}
 		__atomic_fetch_add(&d->gp_ended_waiters, 1, __ATOMIC_SEQ_CST);
-		/* Woken by the bump above, from whoever holds gp_lock now. */
+		/* Woken by the bump above, from the owner of the running grace period. */
 		quiesce_futex_wait(&d->gp_ended, ended, 0);
 		__atomic_fetch_sub(&d->gp_ended_waiters, 1, __ATOMIC_RELAXED);
 	}
+	if (count_call)
+		__atomic_fetch_add(&d->sync_calls_shared, 1, __ATOMIC_RELAXED);
+}
+
+void quiesce_gp_wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool expedited)
+{
+	wait_for(d, snap, expedited, false);
 }
 
 unsigned long quiesce_gp_snapshot(struct quiesce_gp_domain *d)
@@ -384,8 +434,13 @@ unsigned long quiesce_gp_snapshot(struct quiesce_gp_domain *d)
 
 void quiesce_gp_synchronize(struct quiesce_gp_domain *d, bool expedited)
 {
-	__atomic_fetch_add(&d->sync_calls, 1, __ATOMIC_RELAXED);
-	quiesce_gp_wait_for(d, quiesce_gp_snapshot(d), expedited || QUIESCE_LOAD(&knob_expedited));
+	wait_for(d, quiesce_gp_snapshot(d), expedited || QUIESCE_LOAD(&knob_expedited), true);
+}
+
+uint64_t quiesce_gp_sync_calls(struct quiesce_gp_domain *d)
+{
+	return __atomic_load_n(&d->sync_calls_owner, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&d->sync_calls_shared, __ATOMIC_RELAXED);
 }
 
 bool quiesce_gp_poll(struct quiesce_gp_domain *d, unsigned long cookie)
@@ -419,7 +474,9 @@ static void gp_child_after_fork(void)
 {
 	pthread_mutex_init(&domains_lock, NULL);
 	for (struct quiesce_gp_domain *d = domains; d; d = d->next_listed) {
-		pthread_mutex_init(&d->gp_lock, NULL);
+		/* Its owner is not here: back to before it started (see the top). */
+		if (quiesce_gp_seq_running(d->gp_seq))
+			d->gp_seq--;
 		d->gp_ended_waiters = 0;
 		*d->writer_sleeping = 0;
 	}

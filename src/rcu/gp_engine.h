@@ -6,8 +6,8 @@
  * What the engine does for every domain: counts grace periods with a
  * sequence number (gp_seq.h), lets concurrent callers share them (one runs
  * grace periods while the others sleep), polls for readers and then sleeps
- * until the last one leaves, reports stalled readers, and remakes its locks
- * in the child of fork().  What a domain says (struct quiesce_gp_domain_ops):
+ * until the last one leaves, reports stalled readers, and, in the child of
+ * fork(), takes back a grace period that ran in the parent.  What a domain says (struct quiesce_gp_domain_ops):
  * how a grace period starts (its phase flip), which readers still hold one,
  * and whether no reader can exist at all.
  *
@@ -22,7 +22,6 @@
 #ifndef QUIESCE_GP_ENGINE_H
 #define QUIESCE_GP_ENGINE_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -46,7 +45,7 @@ struct quiesce_gp_domain_ops {
 	/*
 	 * Optional: whether no reader can exist, so that the grace period
 	 * ends at once.  Called after the sequence number went odd (with a
-	 * sequentially consistent store), before the barrier.
+	 * sequentially consistent compare-exchange), before the barrier.
 	 */
 	bool (*no_reader)(struct quiesce_gp_domain *d);
 	/*
@@ -87,13 +86,13 @@ struct quiesce_gp_domain_ops {
 struct quiesce_gp_domain {
 	const struct quiesce_gp_domain_ops *ops;
 	int *writer_sleeping;		/* futex word the readers check on exit */
-	pthread_mutex_t gp_lock;	/* held by the caller running grace periods */
-	unsigned long gp_seq;		/* written under gp_lock */
-	int gp_ended;			/* futex: bumped each time gp_lock is let go */
+	/* Odd while a grace period runs; written by its owner (gp_engine.c). */
+	unsigned long gp_seq;
+	int gp_ended;			/* futex: bumped when an owner is done */
 	int gp_ended_waiters;		/* callers asleep (or about to be) on gp_ended */
 	bool listed;			/* on the engine's list, for fork() */
 	struct quiesce_gp_domain *next_listed;
-	/* Grace periods: written by the holder of gp_lock only. */
+	/* Written by the owner of the running grace period only. */
 	uint64_t gp_normal, gp_expedited, gp_skipped, gp_no_barrier;
 	/*
 	 * After a poll for readers past the flip in vain, the next
@@ -103,12 +102,11 @@ struct quiesce_gp_domain {
 	 */
 	unsigned no_barrier_skip, no_barrier_backoff;
 	uint64_t no_barrier_backoff_ns, no_barrier_retry_ns;
-	uint64_t sync_calls;		/* shared */
+	/* synchronize calls: that ran a grace period, the others */
+	uint64_t sync_calls_owner, sync_calls_shared;
 };
 
-#define QUIESCE_GP_DOMAIN_INIT(ops_, sleeping_)                                    \
-	{ .ops = (ops_), .writer_sleeping = (sleeping_),                            \
-	  .gp_lock = PTHREAD_MUTEX_INITIALIZER }
+#define QUIESCE_GP_DOMAIN_INIT(ops_, sleeping_) { .ops = (ops_), .writer_sleeping = (sleeping_) }
 
 void quiesce_gp_domain_init(struct quiesce_gp_domain *d, const struct quiesce_gp_domain_ops *ops,
 			    int *writer_sleeping);
@@ -133,8 +131,10 @@ unsigned long quiesce_gp_snapshot(struct quiesce_gp_domain *d);
  */
 void quiesce_gp_wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool expedited);
 
-/* A full grace period from now: snapshot, then wait (counts sync_calls). */
+/* A full grace period from now: snapshot, then wait (counts the call). */
 void quiesce_gp_synchronize(struct quiesce_gp_domain *d, bool expedited);
+/* The quiesce_gp_synchronize() calls so far. */
+uint64_t quiesce_gp_sync_calls(struct quiesce_gp_domain *d);
 
 /* Whether the grace period a quiesce_gp_snapshot() cookie names has ended. */
 bool quiesce_gp_poll(struct quiesce_gp_domain *d, unsigned long cookie);

@@ -28,13 +28,14 @@
  *     acquire load of NEW, which read start()'s store; start() follows the
  *     unlink (in the caller's program order, or, when another caller runs
  *     the grace period, after the caller's fence and the runner's
- *     sequentially consistent store of the odd sequence number that the
- *     caller's snapshot did not see), so that section sees the unlink.
+ *     sequentially consistent compare-exchange that made the sequence
+ *     number odd, which the caller's snapshot did not see), so that
+ *     section sees the unlink.
  *  b. thread_offline: a release store of OFFLINE, the same pair as (a).
  *  c. thread_online: a store of the phase, then a full fence, then the
  *     section's loads: the store-buffer pattern against the caller, which
  *     unlinks, fences (the snapshot) and then, sequentially consistent,
- *     stores the odd sequence number and loads the counter in the scan.
+ *     makes the sequence number odd and loads the counter in the scan.
  *     Either the scan sees the thread online (at an old phase it waits for
  *     it, at NEW the thread acquired start()'s store as in (a)), or the
  *     thread's fence follows the caller's in the total order and its
@@ -87,7 +88,7 @@ static bool thread_blocks(unsigned long ctr, unsigned long phase)
 static unsigned qsbr_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_stall *stalled,
 			      char names[][16], unsigned cap)
 {
-	unsigned long phase = quiesce_qsbr_gp_word.phase;	/* written by start() under gp_lock */
+	unsigned long phase = quiesce_qsbr_gp_word.phase;	/* written by start(), by this grace period's owner */
 	bool skip_one = QUIESCE_LOAD(&quiesce_test_busted_qsbr);
 	unsigned blocking = 0;
 

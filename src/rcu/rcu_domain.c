@@ -63,10 +63,11 @@
  *  - The unlink may be another thread's, one that shares this grace
  *    period: that thread fenced after its unlink (quiesce_gp_snapshot(),
  *    sequentially consistent) and then read the sequence number still
- *    even, and the holder stored it odd, sequentially consistent, before
- *    start().  On the machines we build for (x86-64 and arm64, whose
- *    stores become visible to all other CPUs at once), the unlink reached
- *    every CPU before the odd store did, and so before the flip.
+ *    even, and the owner made it odd, sequentially consistent (a
+ *    compare-exchange), before start().  On the machines we build for
+ *    (x86-64 and arm64, whose stores become visible to all other CPUs at
+ *    once), the unlink reached every CPU before the odd count did, and so
+ *    before the flip.
  *
  * A reader that the poll does not see past the flip in time (idle, or in
  * a long section) gets the barrier, issued then, after the flip: steps 1
@@ -83,8 +84,8 @@
  * comes after the sequence number shows the grace period started, so it
  * follows every unlink that a cookie it satisfies covers: the updater
  * unlinked, fenced and then read the count still even
- * (quiesce_gp_snapshot()); the grace period stored it odd and then read the registry count, both
- * sequentially consistent.  A thread that registers meanwhile stores the
+ * (quiesce_gp_snapshot()); the grace period made it odd (a compare-exchange)
+ * and then read the registry count, both sequentially consistent.  A thread that registers meanwhile stores the
  * count, fences (quiesce_rcu_register_thread()), then makes its section's
  * loads: the store-buffer pattern, twice.  Either the grace period sees
  * the newcomer and waits for it, or the newcomer's fence follows the grace
@@ -118,7 +119,7 @@ static bool reader_blocks(unsigned long ctr, unsigned long phase)
 static unsigned rcu_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_stall *stalled,
 			     char names[][16], unsigned cap)
 {
-	unsigned long phase = quiesce_rcu_gp_word.ctr;	/* written by start() under gp_lock */
+	unsigned long phase = quiesce_rcu_gp_word.ctr;	/* written by start(), by this grace period's owner */
 	unsigned blocking = 0;
 
 	(void)d;
@@ -154,7 +155,7 @@ static void rcu_start(struct quiesce_gp_domain *d)
  */
 static unsigned rcu_unseen_past_flip(struct quiesce_gp_domain *d)
 {
-	unsigned long phase = quiesce_rcu_gp_word.ctr;	/* written by start() under gp_lock */
+	unsigned long phase = quiesce_rcu_gp_word.ctr;	/* written by start(), by this grace period's owner */
 	unsigned unseen = 0;
 
 	(void)d;
@@ -258,7 +259,7 @@ void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out)
 	out->gp_normal = __atomic_load_n(&d->gp_normal, __ATOMIC_RELAXED);
 	out->gp_expedited = __atomic_load_n(&d->gp_expedited, __ATOMIC_RELAXED);
 	out->gp_skipped = __atomic_load_n(&d->gp_skipped, __ATOMIC_RELAXED);
-	out->sync_calls = __atomic_load_n(&d->sync_calls, __ATOMIC_RELAXED);
+	out->sync_calls = quiesce_gp_sync_calls(d);
 	out->rseq_barriers = quiesce_rseq_barrier_count();
 	out->stall_warnings = quiesce_stall_warnings();
 	out->registered_threads = QUIESCE_LOAD(&quiesce_registry_count);

@@ -11,7 +11,7 @@
  * period, after its caller has unlinked an object and taken a snapshot
  * (quiesce_gp_snapshot(): a full fence F_U after the unlink):
  *
- *   1. The engine stores the odd sequence number, sequentially consistent.
+ *   1. The engine makes the sequence number odd, sequentially consistent.
  *   2. start(): the phase word goes from OLD to NEW, with release.
  *   3. blocking(): scans the registry, loading each mb counter
  *      sequentially consistent, until no reader is inside a section
@@ -24,10 +24,10 @@
  *     the counter, then a full fence F_R, then the section's loads.  The
  *     store-buffer pattern against the updater, which unlinks, executes
  *     F_U, and then (itself, or the thread that runs the grace period its
- *     snapshot names, after the sequentially consistent store of an odd
- *     sequence number that the snapshot did not see) loads the counter in
- *     the scan.  Either the scan sees the counter store, or F_R follows
- *     F_U in the total order and the section sees the unlink.  When the
+ *     snapshot names, after the sequentially consistent compare-exchange
+ *     to an odd sequence number that the snapshot did not see) loads the
+ *     counter in the scan.  Either the scan sees the counter store, or F_R
+ *     follows F_U in the total order and the section sees the unlink.  When the
  *     scan sees the counter at an old phase it waits; at NEW, the reader
  *     read start()'s release store, and F_R, an acquire fence too, makes
  *     what preceded start() (the unlink, as above) visible to the section.
@@ -99,7 +99,7 @@ static bool reader_blocks(unsigned long ctr, unsigned long phase)
 static unsigned mb_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_stall *stalled,
 			    char names[][16], unsigned cap)
 {
-	unsigned long phase = quiesce_rcu_mb_gp_word.ctr;	/* written by start() under gp_lock */
+	unsigned long phase = quiesce_rcu_mb_gp_word.ctr;	/* written by start(), by this grace period's owner */
 	unsigned blocking = 0;
 
 	(void)d;

@@ -17,7 +17,7 @@
 struct quiesce_registry_entry {
 	struct quiesce_registry_entry *next, *prev;
 	struct quiesce_rcu_reader *reader;	/* the thread's TLS counter */
-	/* The phase it was last seen past (rcu_domain.c); by gp_lock's holder. */
+	/* The phase it was last seen past (rcu_domain.c); by the grace period's owner. */
 	unsigned long seen_past_phase;
 	struct quiesce_srcu_slot *srcu_slots;	/* its SRCU counts (srcu.h) */
 	/* Its mb domain counter once it used that domain, else NULL; under the lock. */

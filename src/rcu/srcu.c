@@ -100,7 +100,7 @@
  * once; the count then reads the per-CPU counters and the caller's slots
  * only, without the lock.  A thread registered now would be in the
  * registry count, which is loaded (sequentially consistent) after the
- * engine stored gp_seq odd: a thread that registers meanwhile stores the
+ * engine made gp_seq odd: a thread that registers meanwhile stores the
  * count and fences before its first add, so either we see it or its
  * section sees the unlink (the store-buffer pattern, as rcu_domain.c
  * argues).  A thread that unregistered moved its counts and then stored
@@ -136,6 +136,7 @@
 #include "rcu/cb_domain.h"
 #include "rcu/gp_barrier.h"
 #include "rcu/gp_engine.h"
+#include "rcu/gp_seq.h"
 #include "rcu/registry.h"
 #include "rcu/srcu.h"
 
@@ -159,10 +160,10 @@ static __thread struct per_cpu_record record_self __attribute__((tls_model("init
 struct quiesce_srcu_state {
 	struct quiesce_gp_domain gp;
 	struct quiesce_srcu_struct *ss;
-	unsigned wait_idx;		/* under gp_lock: the index waited for */
-	bool second_wait;		/* under gp_lock: flipped, waiting for the old index */
+	unsigned wait_idx;		/* by the grace period's owner: the index waited for */
+	bool second_wait;		/* by the owner: flipped, waiting for the old index */
 	bool handed_off;		/* a thread closed a section it did not open (srcu.h) */
-	char stall_detail[192];		/* under gp_lock: the stall report's line */
+	char stall_detail[192];		/* by the owner: the stall report's line */
 	struct quiesce_cb_domain cb;	/* call_srcu(): its thread starts on first use */
 };
 
@@ -677,11 +678,10 @@ void quiesce_cleanup_srcu_struct(struct quiesce_srcu_struct *ss)
 	 */
 	quiesce_cb_domain_destroy(&st->cb);
 	free_slots_of(ss);
-	if (pthread_mutex_trylock(&st->gp.gp_lock) ||
+	if (quiesce_gp_seq_running(quiesce_gp_seq_current(&st->gp)) ||
 	    __atomic_load_n(&st->gp.gp_ended_waiters, __ATOMIC_SEQ_CST))
 		quiesce_die("cleanup_srcu_struct() on SRCU domain \"%s\" while a grace period runs",
 			    name_of(ss));
-	pthread_mutex_unlock(&st->gp.gp_lock);
 	quiesce_gp_domain_destroy(&st->gp);
 	for (unsigned i = 0; i < 4; i++) {
 		quiesce_percpu_count_free(ss->count[i]);
