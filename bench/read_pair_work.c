@@ -6,11 +6,12 @@
  * where a pair adds to a count in memory (SRCU: one of the thread's counts
  * on the way in, another on the way out; percpu_rw_semaphore and the
  * freezer: the CPU's slot, up, then down): each add waits for the previous
- * add to the same word to forward its result, about 5 cycles on a CPU that
- * forwards a store to a load with that latency (Intel's cores do; the AMD
- * EPYC our earlier figures come from forwards at once).  RCU's pair stores
- * values that no load feeds, and does not wait.  A program puts work between
- * its sections, and the wait overlaps it.
+ * add to the same word to forward its result, about 5 cycles on a core
+ * that forwards a store to a load with that latency (the Intel Xeon of our
+ * machines; on the AMD EPYC of earlier ones the pairs took about what they
+ * execute).  RCU's pair stores values that no load feeds, and does not
+ * wait.  A program puts work between its sections, and the wait overlaps
+ * it.
  *
  * Here each pair sits between two chains of WORK_STEPS dependent
  * multiply-adds (a few nanoseconds of work that does not touch memory), and

@@ -7,9 +7,10 @@
  * sequence number (gp_seq.h), lets concurrent callers share them (one runs
  * grace periods while the others sleep), polls for readers and then sleeps
  * until the last one leaves, reports stalled readers, and, in the child of
- * fork(), takes back a grace period that ran in the parent.  What a domain says (struct quiesce_gp_domain_ops):
- * how a grace period starts (its phase flip), which readers still hold one,
- * and whether no reader can exist at all.
+ * fork(), takes back a grace period that ran in the parent.  What a domain
+ * says (struct quiesce_gp_domain_ops): how a grace period starts (its phase
+ * flip), which readers still hold one, and whether no reader can exist at
+ * all.
  *
  * Sleeping.  A domain's readers check *writer_sleeping when they leave a
  * section that holds a grace period, and wake it with quiesce_gp_wake().

@@ -88,7 +88,7 @@ static bool thread_blocks(unsigned long ctr, unsigned long phase)
 static unsigned qsbr_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_stall *stalled,
 			      char names[][16], unsigned cap)
 {
-	unsigned long phase = quiesce_qsbr_gp_word.phase;	/* written by start(), by this grace period's owner */
+	unsigned long phase = quiesce_qsbr_gp_word.phase;	/* start() wrote it, in this grace period */
 	bool skip_one = QUIESCE_LOAD(&quiesce_test_busted_qsbr);
 	unsigned blocking = 0;
 

@@ -85,9 +85,10 @@
  * follows every unlink that a cookie it satisfies covers: the updater
  * unlinked, fenced and then read the count still even
  * (quiesce_gp_snapshot()); the grace period made it odd (a compare-exchange)
- * and then read the registry count, both sequentially consistent.  A thread that registers meanwhile stores the
- * count, fences (quiesce_rcu_register_thread()), then makes its section's
- * loads: the store-buffer pattern, twice.  Either the grace period sees
+ * and then read the registry count, both sequentially consistent.  A
+ * thread that registers meanwhile stores the count, fences
+ * (quiesce_rcu_register_thread()), then makes its section's loads: the
+ * store-buffer pattern, twice.  Either the grace period sees
  * the newcomer and waits for it, or the newcomer's fence follows the grace
  * period's accesses, which follow the updater's fence, and its section
  * sees the unlink.  A thread that unregistered stored the count with
@@ -119,7 +120,7 @@ static bool reader_blocks(unsigned long ctr, unsigned long phase)
 static unsigned rcu_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_stall *stalled,
 			     char names[][16], unsigned cap)
 {
-	unsigned long phase = quiesce_rcu_gp_word.ctr;	/* written by start(), by this grace period's owner */
+	unsigned long phase = quiesce_rcu_gp_word.ctr;	/* start() wrote it, in this grace period */
 	unsigned blocking = 0;
 
 	(void)d;
@@ -155,7 +156,7 @@ static void rcu_start(struct quiesce_gp_domain *d)
  */
 static unsigned rcu_unseen_past_flip(struct quiesce_gp_domain *d)
 {
-	unsigned long phase = quiesce_rcu_gp_word.ctr;	/* written by start(), by this grace period's owner */
+	unsigned long phase = quiesce_rcu_gp_word.ctr;	/* start() wrote it, in this grace period */
 	unsigned unseen = 0;
 
 	(void)d;

@@ -99,7 +99,7 @@ static bool reader_blocks(unsigned long ctr, unsigned long phase)
 static unsigned mb_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_stall *stalled,
 			    char names[][16], unsigned cap)
 {
-	unsigned long phase = quiesce_rcu_mb_gp_word.ctr;	/* written by start(), by this grace period's owner */
+	unsigned long phase = quiesce_rcu_mb_gp_word.ctr;	/* start() wrote it, in this grace period */
 	unsigned blocking = 0;
 
 	(void)d;
