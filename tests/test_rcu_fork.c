@@ -1,7 +1,8 @@
 /*
  * fork(): the child's registry holds only the forking thread, so grace
  * periods in the child do not wait for the parent's readers, even ones that
- * were inside a critical section at the fork.
+ * were inside a critical section at the fork, nor for a grace period that
+ * another thread of the parent was running then.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,6 +16,7 @@
 
 static atomic_int parked;
 static atomic_bool release;
+static atomic_bool parent_gp_done;
 
 static void *parked_reader(void *arg)
 {
@@ -23,6 +25,14 @@ static void *parked_reader(void *arg)
 	while (!atomic_load(&release))
 		check_sleep_us(1000);
 	rcu_read_unlock();
+	return NULL;
+}
+
+/* Owns a grace period that waits for the parked reader. */
+static void *parent_sync(void *arg)
+{
+	synchronize_rcu();
+	atomic_store(&parent_gp_done, true);
 	return NULL;
 }
 
@@ -56,7 +66,7 @@ static void child_leaves_section_then_uses_rcu(void *arg)
 
 int main(void)
 {
-	pthread_t t;
+	pthread_t t, syncer;
 	char err[2048];
 	unsigned long cookie;
 	int status;
@@ -82,7 +92,15 @@ int main(void)
 	rcu_read_unlock();
 	CHECK(status == 0, "child of a reader failed (status %#x): %s", status, err);
 
+	/* A grace period of the parent runs, waiting for the parked reader, while we fork. */
+	pthread_create(&syncer, NULL, parent_sync, NULL);
+	check_sleep_us(20000);
+	CHECK(!atomic_load(&parent_gp_done), "grace period ended with a reader inside");
+	status = check_run_child(child_uses_rcu, NULL, err, sizeof(err));
+	CHECK(status == 0, "child of a running grace period failed (status %#x): %s", status, err);
+
 	atomic_store(&release, true);
+	check_join_within(syncer, CHECK_HANG_MS, "the parent's grace period");
 	pthread_join(t, NULL);
 	synchronize_rcu();
 	printf("rcu fork: all checks passed\n");
