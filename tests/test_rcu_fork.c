@@ -36,6 +36,16 @@ static void *parent_sync(void *arg)
 	return NULL;
 }
 
+static uint64_t calls_before;
+
+static bool sync_counted(void *unused)
+{
+	struct quiesce_rcu_stats stats;
+
+	quiesce_rcu_get_stats(&stats);
+	return stats.sync_calls > calls_before;
+}
+
 static bool cookie_done(void *cookie)
 {
 	return poll_state_synchronize_rcu(*(unsigned long *)cookie);
@@ -67,6 +77,7 @@ static void child_leaves_section_then_uses_rcu(void *arg)
 int main(void)
 {
 	pthread_t t, syncer;
+	struct quiesce_rcu_stats stats;
 	char err[2048];
 	unsigned long cookie;
 	int status;
@@ -92,9 +103,16 @@ int main(void)
 	rcu_read_unlock();
 	CHECK(status == 0, "child of a reader failed (status %#x): %s", status, err);
 
-	/* A grace period of the parent runs, waiting for the parked reader, while we fork. */
+	/*
+	 * A grace period of the parent runs, waiting for the parked reader,
+	 * while we fork: its caller is counted once it owns it (or sleeps
+	 * behind another owner, who waits for the same reader).
+	 */
+	quiesce_rcu_get_stats(&stats);
+	calls_before = stats.sync_calls;
 	pthread_create(&syncer, NULL, parent_sync, NULL);
-	check_sleep_us(20000);
+	check_wait_until(sync_counted, NULL, "the parent's synchronize_rcu() never started");
+	check_sleep_us(1000);
 	CHECK(!atomic_load(&parent_gp_done), "grace period ended with a reader inside");
 	status = check_run_child(child_uses_rcu, NULL, err, sizeof(err));
 	CHECK(status == 0, "child of a running grace period failed (status %#x): %s", status, err);

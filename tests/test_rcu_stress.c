@@ -10,8 +10,9 @@
  * updater, until some grace periods ended that way, so that the check
  * covers them.  On one CPU, or under valgrind, which runs one thread at
  * a time, the reader never moves while a grace period polls for it, so
- * none does and that run checks only the others.  Its broken control, a poll that counts
- * every reader as past the flip whatever its counter says, must be caught.
+ * none does and that run checks only the others.  Its broken control, a
+ * poll that counts every reader as past the flip whatever its counter
+ * says, must be caught.
  */
 #include <pthread.h>
 #include <stdatomic.h>

@@ -318,8 +318,11 @@ static bool own_next_grace_period(struct quiesce_gp_domain *d, unsigned long seq
 					   __ATOMIC_RELAXED);
 }
 
-/* Runs the grace period the caller owns, and ends it. */
-static void run_one_grace_period(struct quiesce_gp_domain *d, bool expedited)
+/*
+ * Runs the grace period the caller owns, which its compare-exchange started
+ * from the count `from` (even), and ends it.
+ */
+static void run_one_grace_period(struct quiesce_gp_domain *d, unsigned long from, bool expedited)
 {
 	if (QUIESCE_LOAD(&quiesce_test_busted_gp)) {
 		/* The broken control: ends without waiting for anyone. */
@@ -351,12 +354,11 @@ static void run_one_grace_period(struct quiesce_gp_domain *d, bool expedited)
 	 * Release: everything the scan observed (the readers' exits) happens
 	 * before a caller that sees this count frees anything, and the
 	 * domain's state as this owner leaves it before the next owner's
-	 * compare-exchange.  The grace period is no longer ours.  (The load
-	 * is atomic only for ThreadSanitizer, which counts as a write the
-	 * compare-exchange that fails, of a caller whose look at the count
-	 * was out of date.)
+	 * compare-exchange.  The grace period is no longer ours.  From the
+	 * count we started from, not a reload: a child of fork() called from
+	 * a signal handler that interrupted us took the count back to it.
 	 */
-	QUIESCE_STORE_RELEASE(&d->gp_seq, QUIESCE_LOAD(&d->gp_seq) + 1);
+	QUIESCE_STORE_RELEASE(&d->gp_seq, from + 2);
 }
 
 /*
@@ -385,7 +387,7 @@ static void wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool exped
 				count_call = false;
 			}
 			do {
-				run_one_grace_period(d, expedited);
+				run_one_grace_period(d, seq, expedited);
 				seq += 2;
 				done = quiesce_gp_seq_done(seq, snap);
 			} while (!done && own_next_grace_period(d, seq));
@@ -474,7 +476,10 @@ static void gp_child_after_fork(void)
 {
 	pthread_mutex_init(&domains_lock, NULL);
 	for (struct quiesce_gp_domain *d = domains; d; d = d->next_listed) {
-		/* Its owner is not here: back to before it started (see the top). */
+		/*
+		 * Its owner is not here (see the top), or is the forking
+		 * thread, in a signal handler, and ends it as usual.
+		 */
 		if (quiesce_gp_seq_running(d->gp_seq))
 			d->gp_seq--;
 		d->gp_ended_waiters = 0;
