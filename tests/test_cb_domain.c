@@ -387,10 +387,15 @@ static void child_destroy_pending(void *unused)
 	static struct rcu_head head;
 
 	quiesce_cb_domain_init(&misuse, &quiesce_rcu_domain, "test-misuse");
-	rcu_read_lock();	/* holds the callback back */
+	/*
+	 * Holds the callback back until the destroy, which must abort at
+	 * once: unlocked before it, the callback's grace period could end
+	 * and its call run first (it did, once, under ThreadSanitizer).
+	 */
+	rcu_read_lock();
 	quiesce_cb_domain_call(&misuse, &head, barrier_from_callback);
-	rcu_read_unlock();
 	quiesce_cb_domain_destroy(&misuse);
+	rcu_read_unlock();
 }
 
 static void child_null_func(void *unused)
