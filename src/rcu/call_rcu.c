@@ -110,7 +110,6 @@ void quiesce_call_rcu(struct quiesce_rcu_head *head, void (*func)(struct quiesce
 		quiesce_cb_null_func(head);
 	if (QUIESCE_UNLIKELY(!self->registered))
 		register_queue(self);
-	head->func = func;
 	/* Relaxed atomic: quiesce_call_rcu_get_stats() reads it. */
 	QUIESCE_STORE(&self->queued, self->queued + 1);
 	/*
@@ -118,7 +117,7 @@ void quiesce_call_rcu(struct quiesce_rcu_head *head, void (*func)(struct quiesce
 	 * callback thread stores SLEEPING, then rechecks every queue; either
 	 * it sees this callback or this load sees SLEEPING.
 	 */
-	if (quiesce_cb_queue_append(&self->queue, head, head) &&
+	if (quiesce_cb_queue_append_own(&self->queue, head, func) &&
 	    QUIESCE_UNLIKELY(__atomic_load_n(&quiesce_rcu_cb.state, __ATOMIC_SEQ_CST) !=
 			     QUIESCE_CB_WORKER_RUNNING))
 		quiesce_cb_wake_worker(&quiesce_rcu_cb);
