@@ -18,7 +18,7 @@
  * (quiesce_cb_queue_append_own()).  The node's line is usually one that
  * readers share (the callback's object was just unpublished), so a store to
  * it waits for the line, and a locked exchange behind that store would wait
- * with it: about half of call_rcu()'s cost when readers run on other CPUs.
+ * with it: most of call_rcu()'s cost when readers run on other CPUs.
  * Written after the exchange, the node drains from the store buffer while
  * the caller goes on.  The price is a window in which the node is the tail
  * but holds stale contents.  Nobody reads it then: the consumer reaches a
