@@ -9,15 +9,20 @@
  * memory the pending callbacks hold.  Then the latency from call_rcu() to
  * its callback on an otherwise idle process.  Then what one call costs its
  * caller, in ns, with the objects allocated beforehand (the throughput rows
- * count malloc() and the callbacks' free() too), on 1 and 2 threads.  Last,
+ * count malloc() and the callbacks' free() too), on 1 and 2 threads, and on
+ * 1 thread whose objects another thread has just read, as an updater's are
+ * when it reclaims what it just unpublished (the call's first store into
+ * the object then waits for the line to come back from the reader).  Last,
  * the 2-thread throughput with a callback worker pinned to each CPU, each
  * thread queueing on its CPU's (<quiesce/call_rcu_worker.h>), against
  * liburcu's per-CPU call_rcu_data (create_all_cpu_call_rcu_data()).  Each
  * part stops at its share of the budget (with fewer callbacks than planned,
  * which a note says).
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -357,9 +362,82 @@ static void latency(const struct qb_options *opt, uint64_t start)
 struct call_cost_run {
 	const struct qb_cb_flavor *flavor;
 	uint64_t deadline;
+	bool shared;		/* a reader reads each batch of objects first */
 	long calls;
 	double ns;
 };
+
+/* The objects that a reader reads, a batch at a time, before the caller queues them. */
+#define SHARED_BATCH 64
+
+struct shared_objects {
+	void **objs;
+	long n;
+	atomic_long read;	/* objects [0, read) have been read */
+	atomic_long queued;	/* objects [0, queued) have been queued */
+};
+
+/*
+ * Reads each object's first word (the callback head's line), a batch at a
+ * time: the batch the caller has not reached yet, so that the caller's
+ * first store into each object finds the line shared with this thread.
+ */
+static void *shared_reader(void *arg)
+{
+	struct shared_objects *so = arg;
+	long sum = 0;
+
+	for (long b = 0; b < so->n; b += SHARED_BATCH) {
+		/* Woken by the caller's store of queued after its previous batch. */
+		while (atomic_load_explicit(&so->queued, memory_order_acquire) < b)
+			sched_yield();
+		for (long i = b; i < b + SHARED_BATCH && i < so->n; i++)
+			sum += *(volatile long *)so->objs[i];
+		/* Release: the reads above before the caller's stores into the batch. */
+		atomic_store_explicit(&so->read, b + SHARED_BATCH, memory_order_release);
+	}
+	__asm__ __volatile__("" : : "r"(sum));
+	return NULL;
+}
+
+/*
+ * Queues objs[0, n) a batch at a time, each batch once the reader has read
+ * it, and times the calls only; returns the calls made (the deadline may
+ * stop it early) and adds their ns to *ns.
+ */
+static long queue_shared(const struct qb_cb_flavor *flavor, void **objs, long n,
+			 uint64_t deadline, uint64_t *ns)
+{
+	struct shared_objects so = { .objs = objs, .n = n };
+	pthread_t reader;
+	long b;
+
+	atomic_init(&so.read, 0);
+	atomic_init(&so.queued, 0);
+	pthread_create(&reader, NULL, shared_reader, &so);
+	for (b = 0; b < n; b += SHARED_BATCH) {
+		long end = b + SHARED_BATCH < n ? b + SHARED_BATCH : n;
+		uint64_t t0;
+
+		/* Woken by the reader's store of read after this batch. */
+		while (atomic_load_explicit(&so.read, memory_order_acquire) < end)
+			sched_yield();
+		t0 = qb_now_ns();
+		for (long i = b; i < end; i++)
+			flavor->queue(objs[i]);
+		*ns += qb_now_ns() - t0;
+		if (qb_now_ns() > deadline) {
+			b = end;
+			break;
+		}
+		/* Release: pairs with the reader's acquire of queued. */
+		atomic_store_explicit(&so.queued, end, memory_order_release);
+	}
+	/* Lets the reader finish: it reads the rest, which nobody queues. */
+	atomic_store_explicit(&so.queued, n, memory_order_release);
+	pthread_join(reader, NULL);
+	return b < n ? b : n;
+}
 
 /* ns per call over up to CALL_COST_CALLS calls, objects allocated first. */
 static void *call_cost(void *arg)
@@ -367,18 +445,25 @@ static void *call_cost(void *arg)
 	struct call_cost_run *run = arg;
 	void **objs = malloc(CALL_COST_CALLS * sizeof(*objs));
 	long n = 0;
-	uint64_t t0;
 
 	run->flavor->register_thread();
 	for (long i = 0; i < CALL_COST_CALLS; i++)
 		objs[i] = malloc(QB_CB_OBJECT_BYTES);
-	t0 = qb_now_ns();
-	while (n < CALL_COST_CALLS) {
-		run->flavor->queue(objs[n++]);
-		if (n % SAMPLE_EVERY == 0 && qb_now_ns() > run->deadline)
-			break;
+	if (run->shared) {
+		uint64_t ns = 0;
+
+		n = queue_shared(run->flavor, objs, CALL_COST_CALLS, run->deadline, &ns);
+		run->ns = (double)ns / (double)n;
+	} else {
+		uint64_t t0 = qb_now_ns();
+
+		while (n < CALL_COST_CALLS) {
+			run->flavor->queue(objs[n++]);
+			if (n % SAMPLE_EVERY == 0 && qb_now_ns() > run->deadline)
+				break;
+		}
+		run->ns = (double)(qb_now_ns() - t0) / (double)n;
 	}
-	run->ns = (double)(qb_now_ns() - t0) / (double)n;
 	run->calls = n;
 	for (long i = n; i < CALL_COST_CALLS; i++)
 		free(objs[i]);
@@ -387,14 +472,23 @@ static void *call_cost(void *arg)
 	return NULL;
 }
 
-static void call_costs(const struct qb_options *opt, int threads, uint64_t start)
-{
-	const int runs = 2 * (int)FLAVORS * opt->repetitions;
-	const double base = THROUGHPUT_SHARE + FLOOD_SHARE + LATENCY_SHARE;
-	int run_index = (threads - 1) * (int)FLAVORS * opt->repetitions;
-	char metric[32];
+/* The call-cost share's parts: 1 caller, 2 callers, 1 caller whose objects a reader shares. */
+#define CALL_COST_PARTS 3
 
-	snprintf(metric, sizeof(metric), "call cost, %d caller%s", threads, threads > 1 ? "s" : "");
+static void call_costs(const struct qb_options *opt, int part, uint64_t start)
+{
+	const int runs = CALL_COST_PARTS * (int)FLAVORS * opt->repetitions;
+	const double base = THROUGHPUT_SHARE + FLOOD_SHARE + LATENCY_SHARE;
+	const int threads = part == 1 ? 2 : 1;
+	const bool shared = part == 2;
+	int run_index = part * (int)FLAVORS * opt->repetitions;
+	char metric[48];
+
+	if (shared)
+		snprintf(metric, sizeof(metric), "call cost, objects a reader shares");
+	else
+		snprintf(metric, sizeof(metric), "call cost, %d caller%s", threads,
+			 threads > 1 ? "s" : "");
 	for (size_t f = 0; f < FLAVORS; f++) {
 		double ns[opt->repetitions];
 		long calls = 0;
@@ -407,7 +501,8 @@ static void call_costs(const struct qb_options *opt, int threads, uint64_t start
 
 			for (int i = 0; i < threads; i++)
 				all[i] = (struct call_cost_run){ .flavor = flavors[f],
-								 .deadline = deadline };
+								 .deadline = deadline,
+								 .shared = shared };
 			qb_run_threads(threads, call_cost, all, sizeof(all[0]));
 			flavors[f]->barrier();
 			ns[r] = 0;
@@ -481,8 +576,8 @@ static void run_call_rcu(const struct qb_options *opt)
 	flood(opt, start);
 	latency(opt, start);
 	qb_heading("what one call costs its caller, objects allocated beforehand");
-	call_costs(opt, 1, start);
-	call_costs(opt, 2, start);
+	for (int part = 0; part < CALL_COST_PARTS; part++)
+		call_costs(opt, part, start);
 	qb_heading("2 threads, each queueing on a worker of its own CPU");
 	per_cpu_throughput(opt, start);
 }
