@@ -20,13 +20,14 @@
  * it waits for the line, and a locked exchange behind that store would wait
  * with it: most of call_rcu()'s cost when readers run on other CPUs.
  * Written after the exchange, the node drains from the store buffer while
- * the caller goes on.  The price is a window in which the node is the tail
- * but holds stale contents.  Nobody reads it then: the consumer reaches a
- * node only through its predecessor's link, which the append stores last.
- * But the consumer writes into the last node it takes, to join chains
- * (quiesce_cb_list_append()), and the owner's late store of next = NULL
- * would undo that join; so the owner raises `appending` around its append,
- * and quiesce_cb_queue_take() waits for it to fall.
+ * the caller goes on, until the caller's next locked instruction or fence
+ * (the next call's exchange, back to back).  The price is a window in which
+ * the node is the tail but holds stale contents.  Nobody reads it then: the
+ * consumer reaches a node only through its predecessor's link, which the
+ * append stores last.  But the consumer writes into the last node it takes,
+ * to join chains (quiesce_cb_list_append()), and the owner's late store of
+ * next = NULL would undo that join; so the owner raises `appending` around
+ * its append, and quiesce_cb_queue_take() waits for it to fall.
  */
 #ifndef QUIESCE_CALL_RCU_QUEUE_H
 #define QUIESCE_CALL_RCU_QUEUE_H
