@@ -93,7 +93,7 @@ quiesce_freezer_level(struct quiesce_freezer *f, const char *call, int level)
 static QUIESCE_ALWAYS_INLINE void quiesce_freezer_start(struct quiesce_freezer *f, int level)
 {
 	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(
-		    quiesce_freezer_level(f, "freezer_start", level), 1)))
+		    quiesce_freezer_level(f, "freezer_start", level), false)))
 		quiesce_freezer_start_slow(f, level);
 	quiesce_freezer_depth++;
 }
@@ -102,7 +102,7 @@ static QUIESCE_ALWAYS_INLINE void quiesce_freezer_start(struct quiesce_freezer *
 static QUIESCE_ALWAYS_INLINE bool quiesce_freezer_trystart(struct quiesce_freezer *f, int level)
 {
 	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(
-		    quiesce_freezer_level(f, "freezer_trystart", level), 1)) &&
+		    quiesce_freezer_level(f, "freezer_trystart", level), false)) &&
 	    !quiesce_freezer_trystart_slow(f, level))
 		return false;
 	quiesce_freezer_depth++;
@@ -115,7 +115,7 @@ static QUIESCE_ALWAYS_INLINE void quiesce_freezer_end(struct quiesce_freezer *f,
 
 	if (QUIESCE_UNLIKELY(--quiesce_freezer_depth < 0))
 		quiesce_freezer_misuse("freezer_end", level, -1);
-	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(sem, -1)))
+	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(sem, true)))
 		quiesce_freezer_end_slow(f, level);
 }
 

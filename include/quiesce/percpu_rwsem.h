@@ -5,10 +5,17 @@
  *
  * For data that is read very often and written very seldom.  While no
  * writer is around, percpu_down_read() and percpu_up_read() are one
- * per-CPU counter update: no atomic instruction, no fence, no shared cache
- * line written.  On x86-64 with rseq (glibc 2.35+) and Linux 5.10+, the
- * look at the gate and the update are one restartable sequence, and a
- * writer closes the gate by aborting the sequences in flight
+ * per-CPU counter update each: no atomic instruction, no fence, no shared
+ * cache line written.  They count in two counters, read_locks and
+ * read_unlocks, whose difference is the number of readers: an up_read that
+ * subtracted from the count its down_read added to would have to wait for
+ * that add to reach it through the store buffer (a store-forwarding
+ * latency: 2.4 ns a pair on the Intel Xeon of docs/BENCHMARKS.md); with
+ * two counts each add waits only for the add of the pair before.
+ *
+ * On x86-64 with rseq (glibc 2.35+) and Linux 5.10+, the look at the gate
+ * and the update are one restartable sequence, and a writer closes the
+ * gate by aborting the sequences in flight
  * (membarrier(PRIVATE_EXPEDITED_RSEQ): it interrupts the CPUs running this
  * process's threads, once per burst of writers).  Elsewhere (other
  * architectures, ThreadSanitizer, valgrind, rseq disabled, or
@@ -38,10 +45,10 @@
  *   negative, or not zero).  Any use after percpu_free_rwsem() aborts with
  *   a message (until the memory is reused).
  *
- * Memory: the structure (168 bytes on x86-64 with glibc) plus a per-CPU
- * counter of 8 * (possible CPUs + 1) bytes, packed with other counters of
- * the same CPU so that CPUs never share a line
- * (include/quiesce/percpu_count.h): 168 + 8 * (CPUs + 1) bytes, 0.7 KB on
+ * Memory: the structure (176 bytes on x86-64 with glibc) plus two per-CPU
+ * counters of 8 * (possible CPUs + 1) bytes each, packed with other
+ * counters of the same CPU so that CPUs never share a line
+ * (include/quiesce/percpu_count.h): 176 + 16 * (CPUs + 1) bytes, 1.2 KB on
  * a 64-CPU machine, so thousands of semaphores are practical.
  * Padding each CPU's slot to a cache line would cost 8 times as much for
  * nothing: the allocator already keeps CPUs apart.
@@ -63,9 +70,10 @@ extern "C" {
 
 struct quiesce_percpu_rwsem_waiter;
 
-/* What the fast path reads (read_count, the gate) shares the first line. */
+/* What the fast path reads (the counters, the gate) shares the first line. */
 struct quiesce_percpu_rwsem {
-	long *read_count;		/* per-CPU; the sum is the reader count */
+	long *read_locks;		/* per-CPU: down_reads (the top says why two) */
+	long *read_unlocks;		/* per-CPU: up_reads; the difference is the readers */
 	struct quiesce_rcu_sync rss;	/* idle: readers take the fast path */
 	int block;			/* a writer holds or claims the lock */
 	int writer_sleeping;		/* futex: the writer waits for readers */
@@ -86,20 +94,21 @@ QUIESCE_API bool quiesce_percpu_down_read_trylock_slow(struct quiesce_percpu_rws
 QUIESCE_API void quiesce_percpu_up_read_slow(struct quiesce_percpu_rwsem *sem);
 
 /*
- * The fast path: adds delta to this CPU's slot of the reader count and
- * returns true, or returns false having done nothing, when a writer is
- * around (or the thread lacks rseq).  With rseq readers the gate check and
- * the add are one restartable sequence, which the writer aborts; otherwise
- * they share an RCU read-side section, which the writer's grace period
- * waits for (src/locks/percpu_rwsem.c).
+ * The fast path: adds one to this CPU's slot of read_locks (read_unlocks
+ * when leaving) and returns true, or returns false having done nothing,
+ * when a writer is around (or the thread lacks rseq).  With rseq readers
+ * the gate check and the add are one restartable sequence, which the
+ * writer aborts; otherwise they share an RCU read-side section, which the
+ * writer's grace period waits for (src/locks/percpu_rwsem.c).
  */
 static QUIESCE_ALWAYS_INLINE bool quiesce_percpu_rwsem_fast_add(struct quiesce_percpu_rwsem *sem,
-								  long delta)
+								  bool leaving)
 {
+	long *count = leaving ? sem->read_unlocks : sem->read_locks;
 	bool idle;
 
 	if (QUIESCE_LIKELY(sem->rss.rseq_readers))
-		return quiesce_percpu_count_add_if_open(sem->read_count, &sem->rss.gp_state, delta);
+		return quiesce_percpu_count_add_if_open(count, &sem->rss.gp_state, 1);
 	quiesce_rcu_read_lock();
 	idle = quiesce_rcu_sync_is_idle(&sem->rss);
 	/*
@@ -113,26 +122,26 @@ static QUIESCE_ALWAYS_INLINE bool quiesce_percpu_rwsem_fast_add(struct quiesce_p
 	QUIESCE_TEST_PERCPU_READ_WINDOW();
 #endif
 	if (QUIESCE_LIKELY(idle))
-		quiesce_percpu_count_add(sem->read_count, delta);
+		quiesce_percpu_count_add(count, 1);
 	quiesce_rcu_read_unlock();
 	return idle;
 }
 
 static QUIESCE_ALWAYS_INLINE void quiesce_percpu_down_read(struct quiesce_percpu_rwsem *sem)
 {
-	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(sem, 1)))
+	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(sem, false)))
 		quiesce_percpu_down_read_slow(sem);
 }
 
 static QUIESCE_ALWAYS_INLINE bool quiesce_percpu_down_read_trylock(struct quiesce_percpu_rwsem *sem)
 {
-	return QUIESCE_LIKELY(quiesce_percpu_rwsem_fast_add(sem, 1)) ||
+	return QUIESCE_LIKELY(quiesce_percpu_rwsem_fast_add(sem, false)) ||
 	       quiesce_percpu_down_read_trylock_slow(sem);
 }
 
 static QUIESCE_ALWAYS_INLINE void quiesce_percpu_up_read(struct quiesce_percpu_rwsem *sem)
 {
-	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(sem, -1)))
+	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(sem, true)))
 		quiesce_percpu_up_read_slow(sem);
 }
 

@@ -4,41 +4,47 @@
  *
  * Readers and the writer meet in two ways.
  *
- *  - Fast path, gate idle.  A reader updates its CPU's slot of read_count
- *    in a restartable sequence that saw the gate idle (rseq readers), or
- *    inside an RCU read-side section that saw it idle.  A writer closes the
- *    gate (rcu_sync_enter()): it aborts the sequences in flight, or waits a
- *    grace period, which waits for every such section with
- *    release/acquire.  Either way the writer then sees every fast-path
- *    increment and decrement made before it, and no reader takes the fast
- *    path afterwards (src/rcu_sync.c has the argument).  A reader's
- *    critical section precedes its fast-path decrement in program order:
- *    for rseq readers (x86-64 only) the decrement is a store, which x86
- *    orders after every earlier access, so a writer that sees it and then
- *    issues the acquire fence C below sees the section complete.
- *  - Slow path, gate closed.  The reader adds to the counter's shared slot,
- *    then looks at `block`; the writer sets `block`, then sums the counter.
+ *  - Fast path, gate idle.  A reader adds one to its CPU's slot of
+ *    read_locks (read_unlocks when it leaves; the reader count is their
+ *    difference) in a restartable sequence that saw the gate idle (rseq
+ *    readers), or inside an RCU read-side section that saw it idle.  A
+ *    writer closes the gate (rcu_sync_enter()): it aborts the sequences in
+ *    flight, or waits a grace period, which waits for every such section
+ *    with release/acquire.  Either way the writer then sees every
+ *    fast-path count made before it, and no reader takes the fast path
+ *    afterwards (src/rcu_sync.c has the argument): the per-CPU slots hold
+ *    still.  A reader's critical section precedes its fast-path unlock
+ *    count in program order: for rseq readers (x86-64 only) that add is a
+ *    store, which x86 orders after every earlier access, so a writer that
+ *    sees it and then issues the acquire fence C below sees the section
+ *    complete.
+ *  - Slow path, gate closed.  The reader adds to read_locks' shared slot,
+ *    then looks at `block`; the writer sets `block`, then sums the counts.
  *    Each side has a store-load fence between its store and its load:
  *
- *        reader_trylock():  add +1;  fence A;  load block
- *        down_write():      xchg block = 1;  fence D;  sum read_count
+ *        reader_trylock():  add 1 to locks;  fence A;  load block
+ *        down_write():      xchg block = 1;  fence D;  sum unlocks, locks
  *
  *    so at least one sees the other: the reader backs off, or the writer
- *    waits for it.  A reader that backs off subtracts from the very slot it
- *    added to, so a concurrent sum can never see the decrement without the
- *    increment and run below the true count.  (A holder may subtract from
- *    another CPU's slot than it added to: that is harmless, its increment
- *    was already visible to the writer.)  This path needs no gate: a
- *    thread without rseq takes it even while the gate is open, when the
- *    semaphore's readers are rseq readers.
- *  - Leaving.  A slow-path reader's decrement is a release (B) and the
- *    writer's zero sum is followed by an acquire fence (C): the readers'
- *    critical sections happen before the writer's.  The writer's release
- *    of `block` pairs with the acquire in reader_trylock(): its critical
- *    section happens before the next readers'.
+ *    waits for it.  A reader that backs off adds to read_unlocks' shared
+ *    slot, a release, after its add to read_locks (a release too).  The
+ *    writer sums read_unlocks first, then, after an acquire fence (C),
+ *    read_locks (readers_gone()): an unlock it counts comes with its
+ *    lock, so the difference never runs below the true count.  (A holder
+ *    may count its unlock on another CPU's slot than its lock: that is
+ *    harmless, its lock was already visible to the writer.)  This path
+ *    needs no gate: a thread without rseq takes it even while the gate is
+ *    open, when the semaphore's readers are rseq readers.
+ *  - Leaving.  A slow-path reader's unlock count is a release (B) and the
+ *    writer's sum of the unlock counts is followed by an acquire fence
+ *    (C): the readers' critical sections happen before the writer's.  The
+ *    writer's release of `block` pairs with the acquire in
+ *    reader_trylock(): its critical section happens before the next
+ *    readers'.
  *  - Sleeping.  The writer waiting for readers sets writer_sleeping, fence
- *    F, sums; a leaving reader subtracts, fence E, loads writer_sleeping:
- *    one of them sees the other, so the last reader cannot leave unseen.
+ *    F, sums; a leaving reader counts itself out, fence E, loads
+ *    writer_sleeping: one of them sees the other, so the last reader
+ *    cannot leave unseen.
  *
  * Waiters (readers blocked by a writer, writers blocked by one another)
  * queue in arrival order under wait_lock, each sleeping on its own futex
@@ -87,7 +93,8 @@ void quiesce_percpu_init_rwsem(struct quiesce_percpu_rwsem *sem)
 {
 	quiesce_rcu_sync_init(&sem->rss);
 	sem->rss.rseq_readers = rseq_readers_possible();
-	sem->read_count = quiesce_percpu_count_alloc();
+	sem->read_locks = quiesce_percpu_count_alloc();
+	sem->read_unlocks = quiesce_percpu_count_alloc();
 	sem->block = 0;
 	sem->writer_sleeping = 0;
 	sem->write_held = false;
@@ -104,7 +111,7 @@ void quiesce_percpu_init_dead(struct quiesce_percpu_rwsem *sem)
 
 static void check_live(struct quiesce_percpu_rwsem *sem, const char *call)
 {
-	if (QUIESCE_UNLIKELY(!QUIESCE_LOAD(&sem->read_count)))
+	if (QUIESCE_UNLIKELY(!QUIESCE_LOAD(&sem->read_locks)))
 		quiesce_die("%s() on percpu_rw_semaphore %p after percpu_free_rwsem()", call,
 			    (void *)sem);
 }
@@ -116,19 +123,21 @@ void quiesce_percpu_free_rwsem(struct quiesce_percpu_rwsem *sem)
 	check_live(sem, "percpu_free_rwsem");
 	if (QUIESCE_LOAD(&sem->block) || sem->head)
 		quiesce_die("percpu_free_rwsem() on a semaphore held for write or waited for");
-	readers = quiesce_percpu_count_sum(sem->read_count);
+	readers = quiesce_percpu_count_sum(sem->read_locks) -
+		  quiesce_percpu_count_sum(sem->read_unlocks);
 	if (readers)
 		quiesce_die("percpu_free_rwsem() with a reader count of %ld: a reader still "
 			    "holds it, or percpu_up_read() was called without percpu_down_read()",
 			    readers);
 	quiesce_rcu_sync_dtor(&sem->rss);
-	quiesce_percpu_count_free(sem->read_count);
+	quiesce_percpu_count_free(sem->read_locks);
+	quiesce_percpu_count_free(sem->read_unlocks);
 	pthread_mutex_destroy(&sem->wait_lock);
 	quiesce_percpu_init_dead(sem);
 }
 
 /*
- * A reader's decrement on the slow path, then the wake-up of a writer that
+ * A reader's unlock count on the slow path, then the wake-up of a writer that
  * sleeps in wait_for_readers().  Both inside a read-side section: the
  * writer may see the count drop, finish, and free the semaphore before the
  * wake-up has touched it; percpu_free_rwsem() waits for the gate's grace
@@ -137,8 +146,8 @@ void quiesce_percpu_free_rwsem(struct quiesce_percpu_rwsem *sem)
 static void reader_leave_slow(struct quiesce_percpu_rwsem *sem)
 {
 	quiesce_rcu_read_lock();
-	quiesce_percpu_count_add_shared(sem->read_count, -1);
-	/* E: orders the decrement before the flag load; pairs with F. */
+	quiesce_percpu_count_add_shared(sem->read_unlocks, 1);
+	/* E: orders the count before the flag load; pairs with F. */
 	quiesce_fence_store_load();
 	if (QUIESCE_LOAD(&sem->writer_sleeping) &&
 	    __atomic_exchange_n(&sem->writer_sleeping, 0, __ATOMIC_RELAXED))
@@ -148,8 +157,8 @@ static void reader_leave_slow(struct quiesce_percpu_rwsem *sem)
 
 static bool reader_trylock(struct quiesce_percpu_rwsem *sem)
 {
-	quiesce_percpu_count_add_shared(sem->read_count, 1);
-	/* A: the increment before the load of block; pairs with D. */
+	quiesce_percpu_count_add_shared(sem->read_locks, 1);
+	/* A: the count before the load of block; pairs with D. */
 	quiesce_fence_store_load();
 	/* Acquire: pairs with the release of block in percpu_up_write(). */
 	if (QUIESCE_LIKELY(!QUIESCE_LOAD_ACQUIRE(&sem->block)))
@@ -220,32 +229,36 @@ bool quiesce_percpu_down_read_trylock_slow(struct quiesce_percpu_rwsem *sem)
 void quiesce_percpu_up_read_slow(struct quiesce_percpu_rwsem *sem)
 {
 	check_live(sem, "percpu_up_read");
-	/* B: release, the critical section before the decrement; pairs with C. */
+	/* B: release, the critical section before the count; pairs with C. */
 	reader_leave_slow(sem);
 }
 
 /*
  * Called once the gate is closed: from then on every reader adds to the
- * shared slot only (the per-CPU slots hold still), and a holder's increment
- * is visible before its decrement, so the sum never drops below the number
- * of holders.  A negative sum is an unbalanced percpu_up_read().
+ * shared slots only (the per-CPU slots hold still).  The unlocks are summed
+ * first: a reader's lock count precedes its unlock count (program order;
+ * on the slow path both are release adds), so the locks summed after them
+ * include the lock of every unlock they include, and the difference never
+ * drops below the number of holders.  A negative one is an unbalanced
+ * percpu_up_read().
  */
 static bool readers_gone(struct quiesce_percpu_rwsem *sem)
 {
-	long sum = quiesce_percpu_count_sum(sem->read_count);
+	long unlocks = quiesce_percpu_count_sum(sem->read_unlocks), sum;
 
+	/*
+	 * C: acquire, pairing with B, the release of each slow-path unlock
+	 * count just summed: those readers' critical sections happen before
+	 * ours, and the locks summed next include their locks.  For readers
+	 * that left on the fast path the grace period's release/acquire does
+	 * the same.
+	 */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	sum = quiesce_percpu_count_sum(sem->read_locks) - unlocks;
 	if (sum < 0)
 		quiesce_die("percpu_down_write() found a reader count of %ld: "
 			    "percpu_up_read() was called without percpu_down_read()", sum);
-	if (sum)
-		return false;
-	/*
-	 * C: the readers' critical sections before ours.  Pairs with B, and
-	 * with the grace period's release/acquire for readers that left on
-	 * the fast path.
-	 */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return true;
+	return sum == 0;
 }
 
 static void wait_for_readers(struct quiesce_percpu_rwsem *sem)
