@@ -13,6 +13,12 @@
  * none does and that run checks only the others.  Its broken control, a
  * poll that counts every reader as past the flip whatever its counter
  * says, must be caught.
+ *
+ * Then updaters that read too, and no other thread: while one runs a grace
+ * period the other is often asleep in synchronize_rcu(), which the poll
+ * counts as past the flip (src/rcu/rcu_domain.c, "Callers that wait"), so
+ * that grace periods end with no barrier on one CPU too.  The same broken
+ * control must be caught there.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -68,6 +74,23 @@ static void *updater(void *arg)
 	return NULL;
 }
 
+/* A section, then a replacement: an updater that reads, as most do. */
+static void *reading_updater(void *arg)
+{
+	unsigned long seq = (uintptr_t)arg << 40;
+	unsigned seed = (unsigned)seq;
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		if (!check_record_read(&current, rand_r(&seed) % section_spin, rand_r(&seed) % 4 == 0))
+			atomic_fetch_add(&violations, 1);
+		atomic_fetch_add_explicit(&reads, 1, memory_order_relaxed);
+		++seq;
+		check_record_replace(&current, seq, seq % 3 == 0);
+		atomic_fetch_add_explicit(&updates, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
+
 /* The engine's own count (not in struct quiesce_rcu_stats, whose layout is ABI). */
 static uint64_t no_barrier_grace_periods(void)
 {
@@ -97,13 +120,17 @@ static bool busted_enough(void)
 	return atomic_load(&violations) || atomic_load(&updates) >= BUSTED_UPDATES;
 }
 
+/* The stage's updaters, and the readers beside them in its broken control. */
+static void *(*updater_fn)(void *) = updater;
+static int busted_readers = READERS;
+
 static unsigned long run_stress(unsigned ms, bool (*enough)(void), int readers, int updaters)
 {
 	atomic_store(&reads, 0);
 	atomic_store(&updates, 0);
 	no_barrier_at_start = no_barrier_grace_periods();
 	current = check_record_new(0);
-	check_run_until(ms, enough, &stop, readers, reader, updaters, updater);
+	check_run_until(ms, enough, &stop, readers, reader, updaters, updater_fn);
 	fprintf(stderr, "%lu reads, %lu updates, %lu violations, %lu grace periods with no barrier\n",
 		atomic_load(&reads), atomic_load(&updates), atomic_load(&violations),
 		(unsigned long)(no_barrier_grace_periods() - no_barrier_at_start));
@@ -116,7 +143,7 @@ static void busted_child(void *arg)
 {
 	*(bool *)arg = true;
 	section_spin = LONG_SECTIONS;
-	exit(run_stress(1500, busted_enough, READERS, UPDATERS) ? 1 : 0);
+	exit(run_stress(1500, busted_enough, busted_readers, UPDATERS) ? 1 : 0);
 }
 
 int main(void)
@@ -129,6 +156,11 @@ int main(void)
 	no_barrier_possible = check_allowed_cpus() >= 2 && !check_under_valgrind();
 	CHECK(run_stress(1000, no_barrier_enough, 1, 1) == 0,
 	      "the reader saw freed objects (grace periods with no barrier)");
+	check_child_detects_violation(busted_child, &quiesce_test_busted_past_flip);
+	updater_fn = reading_updater;
+	busted_readers = 0;
+	CHECK(run_stress(1000, no_barrier_enough, 0, UPDATERS) == 0,
+	      "an updater saw freed objects (grace periods past threads that wait)");
 	check_child_detects_violation(busted_child, &quiesce_test_busted_past_flip);
 	printf("rcu stress: all checks passed\n");
 	return 0;

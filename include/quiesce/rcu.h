@@ -62,7 +62,9 @@ extern "C" {
  * the grace-period counter at the outermost rcu_read_lock() in the high
  * bits, and the nesting depth in the low QUIESCE_RCU_NEST_BITS bits.  A
  * thread that is not registered holds QUIESCE_RCU_UNREGISTERED (depth 0,
- * never a phase), so that one test of the counter serves both questions.
+ * never a phase), and one that waits for a grace period another value of
+ * depth 0 (src/rcu/registry.h), so that one test of the counter sends
+ * rcu_read_lock() to its slow path in either case.
  */
 #define QUIESCE_RCU_NEST_BITS 16
 #define QUIESCE_RCU_NEST_MASK ((1UL << QUIESCE_RCU_NEST_BITS) - 1)
@@ -106,7 +108,7 @@ static QUIESCE_ALWAYS_INLINE void quiesce_rcu_read_lock(void)
 	else if (QUIESCE_LIKELY(ctr & QUIESCE_RCU_NEST_MASK))
 		QUIESCE_STORE(&self->ctr, ctr + 1);
 	else
-		quiesce_rcu_read_lock_first_use();	/* registers, then enters */
+		quiesce_rcu_read_lock_first_use();	/* registers, or enters during a wait */
 	/*
 	 * Keeps the section's loads after the counter store in program order.
 	 * The CPU may still reorder them (store-load); the grace period's

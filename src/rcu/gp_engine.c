@@ -59,10 +59,13 @@
  * grace periods, as many in a row as its snapshot needs; the others sleep
  * on gp_ended and are all woken when the owner is done, so every caller
  * that arrived while one grace period ran is released by the next one, and
- * they come back together to share the one after.  The count is the lock:
- * a caller that finds no grace period running takes the next one with the
- * one atomic instruction that also starts it (a mutex beside the count
- * cost two more, a fifth of a grace period with no reader).
+ * they come back together to share the one after.  While they wait, the
+ * domain may count them out of its grace periods (wait_begins(): the
+ * default domain's need no barrier for a thread asleep in a wait).  The
+ * count is the lock: a caller that finds no grace period running takes the
+ * next one with the one atomic instruction that also starts it (a mutex
+ * beside the count cost two more, a fifth of a grace period with no
+ * reader).
  *
  * fork(): every domain that ever ran a grace period is on a list.  A grace
  * period that ran in the parent has no thread in the child: the child's
@@ -369,6 +372,8 @@ static void run_one_grace_period(struct quiesce_gp_domain *d, unsigned long from
 static void wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool expedited,
 		     bool count_call)
 {
+	bool noted = d->ops->wait_begins && d->ops->wait_begins(d);
+
 	/* rcu_normal holds for the library's own expedited requests too. */
 	expedited = expedited && !QUIESCE_LOAD(&knob_normal);
 	if (!QUIESCE_LOAD(&d->listed))
@@ -417,6 +422,8 @@ static void wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool exped
 	}
 	if (count_call)
 		__atomic_fetch_add(&d->sync_calls_shared, 1, __ATOMIC_RELAXED);
+	if (noted)
+		d->ops->wait_ends(d);
 }
 
 void quiesce_gp_wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool expedited)

@@ -82,6 +82,15 @@ struct quiesce_gp_domain_ops {
 	 * issues the barrier (then waits as usual) only if it stays above 0.
 	 */
 	unsigned (*unseen_past_flip)(struct quiesce_gp_domain *d);
+	/*
+	 * Optional, both or neither: the calling thread begins to wait for a
+	 * grace period (wait_begins() returns whether it noted that), and has
+	 * stopped waiting.  A domain notes it where its grace periods can see
+	 * it, so that a thread asleep in a wait, which holds no section
+	 * meanwhile, costs them nothing (rcu_domain.c, "Callers that wait").
+	 */
+	bool (*wait_begins)(struct quiesce_gp_domain *d);
+	void (*wait_ends)(struct quiesce_gp_domain *d);
 };
 
 struct quiesce_gp_domain {

@@ -77,6 +77,35 @@
  * second point of the list above.  The other cases do not depend on the
  * order of the flip and the barrier.
  *
+ * Callers that wait.  A registered thread that waits for a grace period
+ * (synchronize_rcu(), or any other wait of the engine's in this domain)
+ * holds QUIESCE_RCU_WAITING in its counter for the length of the wait
+ * (registry.h), stored with release, and on its way out stores 0, then
+ * fences.  The poll fences before each scan and counts a thread it sees
+ * waiting as seen past the flip, so that a grace period needs no barrier
+ * for the threads asleep in a wait, woken or not.  Why that suffices, for
+ * a thread W seen waiting:
+ *
+ *  - W's sections before the wait ended with release stores, and the mark
+ *    followed them with release: the acquire load that reads the mark
+ *    synchronizes with it, so those sections happen before the grace
+ *    period ends.
+ *  - W's later sections follow its fence on the way out, and the scan read
+ *    the mark, not the 0 stored before that fence.  Three sequentially
+ *    consistent fences then stand in order: the unlinker's (after its
+ *    unlink, before its load of the count still even), the owner's (after
+ *    its compare-exchange made the count odd, before the scan), and W's.
+ *    Each comes before the next because a load after it misses a store
+ *    before the next (the count's, then W's counter's), and so W's loads
+ *    after its fence see the unlink.  The unlinker may be the owner
+ *    itself, whose unlink precedes its own fence.
+ *  - A signal handler that enters a section while W waits finds the mark
+ *    (depth 0, not 0) and takes rcu_read_lock()'s slow path: it stores the
+ *    phase, then fences, before the section's loads (registry.c).  The
+ *    same three fences, with the handler's last, show that the section
+ *    sees the unlink.  When it ends the counter is 0, and the rest of the
+ *    wait goes unmarked, which costs a barrier, never safety.
+ *
  * No reader, no barrier.  When no thread but the caller is registered, a
  * grace period skips all three steps: the caller is outside any section
  * (checked), and an unregistered thread cannot be inside one, since its
@@ -160,6 +189,12 @@ static unsigned rcu_unseen_past_flip(struct quiesce_gp_domain *d)
 	unsigned unseen = 0;
 
 	(void)d;
+	/*
+	 * Pairs with the fence of a thread on its way out of a wait, and with
+	 * that of a signal handler's section entered during one ("Callers that
+	 * wait" at the top of this file).
+	 */
+	quiesce_fence_store_load();
 	pthread_mutex_lock(&quiesce_registry_lock);
 	quiesce_registry_for_each(e) {
 		unsigned long ctr;
@@ -173,6 +208,8 @@ static unsigned rcu_unseen_past_flip(struct quiesce_gp_domain *d)
 		 */
 		ctr = QUIESCE_LOAD_ACQUIRE(&e->reader->ctr);
 		if ((ctr & QUIESCE_RCU_NEST_MASK) && !((ctr ^ phase) & ~QUIESCE_RCU_NEST_MASK))
+			e->seen_past_phase = phase;
+		else if (ctr == QUIESCE_RCU_WAITING)
 			e->seen_past_phase = phase;
 		else
 			unseen++;
@@ -207,6 +244,33 @@ static bool rcu_caller_holds(struct quiesce_gp_domain *d)
 	return quiesce_rcu_read_ongoing();
 }
 
+/* See "Callers that wait" at the top of this file. */
+static bool rcu_wait_begins(struct quiesce_gp_domain *d)
+{
+	(void)d;
+	/* Not registered, inside a section, or a handler's wait inside a wait. */
+	if (quiesce_rcu_reader_self.ctr != 0)
+		return false;
+	/*
+	 * Release: this thread's sections happen before a grace period that
+	 * reads the mark (the acquire load in rcu_unseen_past_flip()).
+	 */
+	QUIESCE_STORE_RELEASE(&quiesce_rcu_reader_self.ctr, QUIESCE_RCU_WAITING);
+	return true;
+}
+
+static void rcu_wait_ends(struct quiesce_gp_domain *d)
+{
+	(void)d;
+	/* Over the mark, or over the 0 of a signal handler's section. */
+	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, 0UL);
+	/*
+	 * Before this thread's next section: pairs with the fence before a
+	 * poll's scan that saw the mark ("Callers that wait").
+	 */
+	quiesce_fence_store_load();
+}
+
 static const struct quiesce_gp_domain_ops rcu_ops = {
 	.kind = "RCU",
 	.barrier_first = true,
@@ -215,6 +279,8 @@ static const struct quiesce_gp_domain_ops rcu_ops = {
 	.caller_holds = rcu_caller_holds,
 	.start = rcu_start,
 	.blocking = rcu_blocking,
+	.wait_begins = rcu_wait_begins,
+	.wait_ends = rcu_wait_ends,
 };
 
 struct quiesce_gp_domain quiesce_rcu_domain =

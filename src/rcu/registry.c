@@ -156,6 +156,21 @@ void quiesce_registry_use_mb(void)
 
 void quiesce_rcu_read_lock_first_use(void)
 {
+	if (quiesce_rcu_reader_self.ctr == QUIESCE_RCU_WAITING) {
+		/*
+		 * A signal handler's section, in a thread that waits for a
+		 * grace period (rcu_domain.c, "Callers that wait").  Acquire,
+		 * as in rcu_read_lock().
+		 */
+		QUIESCE_STORE(&quiesce_rcu_reader_self.ctr,
+			      QUIESCE_LOAD_ACQUIRE(&quiesce_rcu_gp_word.ctr));
+		/*
+		 * Orders that store before the section's loads; pairs with
+		 * the fence before the poll's scan in rcu_unseen_past_flip().
+		 */
+		quiesce_fence_store_load();
+		return;
+	}
 	quiesce_rcu_register_thread();
 	quiesce_rcu_read_lock();
 }

@@ -40,6 +40,13 @@ extern unsigned long quiesce_registry_count;
 	for (struct quiesce_registry_entry *e = quiesce_registry_head.next; \
 	     e != &quiesce_registry_head; e = e->next)
 
+/*
+ * The reader counter of a registered thread that waits for a grace period
+ * (rcu_domain.c, "Callers that wait"): depth 0 like 0, but not 0, so that
+ * rcu_read_lock() takes its slow path, and not QUIESCE_RCU_UNREGISTERED.
+ */
+#define QUIESCE_RCU_WAITING QUIESCE_RCU_PHASE_ONE
+
 /* The calling thread's entry (in static TLS, so signal handlers may use it). */
 struct quiesce_registry_entry *quiesce_registry_self(void);
 

@@ -30,8 +30,10 @@ static void sum_totals(struct torture_run *run, struct totals *tot)
 		tot->reads += QUIESCE_LOAD(&run->readers[i].ops);
 		tot->signal_reads += QUIESCE_LOAD(&run->readers[i].signal_ops);
 	}
-	for (unsigned i = 0; i < opt->writers; i++)
+	for (unsigned i = 0; i < opt->writers; i++) {
 		tot->writes += QUIESCE_LOAD(&run->writers[i].ops);
+		tot->signal_reads += QUIESCE_LOAD(&run->writers[i].signal_ops);
+	}
 	if (run->type->grace_periods)
 		tot->grace_periods = run->type->grace_periods(run);
 }

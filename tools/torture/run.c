@@ -20,10 +20,11 @@ struct torture_run *torture_active_run;
 __thread struct torture_thread *torture_self;
 
 /*
- * An injector that names writers by their pthread_t (on_writers) stops at
- * writers_stop and is joined before them: a joined thread's pthread_t
- * points into its stack, which glibc caches and may unmap or hand to a
- * new thread.  The others stop at stop and are joined after the writers.
+ * An injector that names writers by their pthread_t (on_writers, or the
+ * signals fault of a type that signals writers) stops at writers_stop and
+ * is joined before them: a joined thread's pthread_t points into its
+ * stack, which glibc caches and may unmap or hand to a new thread.  The
+ * others stop at stop and are joined after the writers.
  */
 static const struct {
 	unsigned fault;
@@ -37,6 +38,12 @@ static const struct {
 	{ TORTURE_FAULT_SHUFFLE, "tt-shuffle", torture_shuffle_main, true },
 };
 #define FAULT_THREADS (sizeof(fault_threads) / sizeof(fault_threads[0]))
+
+static bool names_writers(const struct torture_run *run, unsigned id)
+{
+	return fault_threads[id].on_writers ||
+	       (fault_threads[id].fault == TORTURE_FAULT_SIGNALS && run->type->signal_writers);
+}
 
 static uint64_t splitmix64(uint64_t x)
 {
@@ -74,8 +81,9 @@ static void *worker_main(void *arg)
 	 * handler reads (signal_read) or, where holders may sleep, sleeps.
 	 */
 	QUIESCE_STORE(&t->signal_ready,
-		      t->role == TORTURE_READER &&
-			      (type->signal_read || (type->faults & TORTURE_FAULT_SLEEP)));
+		      (t->role == TORTURE_READER &&
+		       (type->signal_read || (type->faults & TORTURE_FAULT_SLEEP))) ||
+			      (t->role == TORTURE_WRITER && type->signal_writers));
 	if (t->role == TORTURE_WRITER) {
 		while (!QUIESCE_LOAD(&run->writers_stop))
 			type->write(t);
@@ -221,7 +229,7 @@ int torture_main(const struct torture_options *opt, const struct torture_type *t
 	deadline = join_deadline(run);
 	QUIESCE_STORE(&run->writers_stop, true);
 	for (unsigned i = 0; i < nfault; i++)
-		if (fault_threads[fault[i].id].on_writers)
+		if (names_writers(run, fault[i].id))
 			join_thread(&fault[i], &deadline);
 	for (unsigned i = 0; i < opt->writers; i++)
 		join_thread(&run->writers[i], &deadline);
@@ -229,7 +237,7 @@ int torture_main(const struct torture_options *opt, const struct torture_type *t
 	deadline = join_deadline(run);
 	QUIESCE_STORE(&run->stop, true);
 	for (unsigned i = 0; i < nfault; i++)
-		if (!fault_threads[fault[i].id].on_writers)
+		if (!names_writers(run, fault[i].id))
 			join_thread(&fault[i], &deadline);
 	for (unsigned i = 0; i < opt->readers; i++)
 		join_thread(&run->readers[i], &deadline);

@@ -1,7 +1,9 @@
 /*
- * signals.c - the signals fault: SIGUSR1 to random readers.  Where the type
- * allows one, the handler runs a read-side operation of its own (RCU
- * read-side sections nest, and may be entered from a signal handler).
+ * signals.c - the signals fault: SIGUSR1 to random readers, and writers of
+ * the types that ask for it (signal_writers).  Where the type allows one,
+ * the handler runs a read-side operation of its own (RCU read-side sections
+ * nest, and may be entered from a signal handler, also one that interrupts
+ * a wait for a grace period).
  * Where holders may sleep, it sleeps briefly instead: the reader stops at
  * a random point of its fast path, as preemption would stop it, but far
  * more often.  Sleeping holders see their sleeps cut short and must resume
@@ -58,12 +60,17 @@ void *torture_signals_main(void *arg)
 	struct torture_thread *self = arg;
 	struct torture_run *run = self->run;
 
-	pthread_setname_np(pthread_self(), self->name);
-	while (!torture_stopping(run)) {
-		unsigned i = (unsigned)(torture_random(self) % run->opt->readers);
+	bool writers = run->type->signal_writers;
+	unsigned readers = run->opt->readers, targets = readers + (writers ? run->opt->writers : 0);
 
-		/* Readers are joined only after this thread: the target lives. */
-		if (!pthread_kill(run->readers[i].thread, SIGUSR1))
+	pthread_setname_np(pthread_self(), self->name);
+	/* Writers stop at writers_stop; this thread then too, if it names them. */
+	while (!(writers ? QUIESCE_LOAD(&run->writers_stop) : torture_stopping(run))) {
+		unsigned i = (unsigned)(torture_random(self) % targets);
+		struct torture_thread *t = i < readers ? &run->readers[i] : &run->writers[i - readers];
+
+		/* Its targets are joined only after this thread: the target lives. */
+		if (!pthread_kill(t->thread, SIGUSR1))
 			__atomic_fetch_add(&run->signals_sent, 1, __ATOMIC_RELAXED);
 		torture_sleep_ns(SIGNAL_GAP_NS_MIN + torture_random(self) % SIGNAL_GAP_NS_SPAN);
 	}

@@ -76,6 +76,12 @@ struct torture_type {
 	void (*write)(struct torture_thread *t);
 	/* A short read-side operation, from a signal handler on a reader. */
 	void (*signal_read)(struct torture_thread *t);
+	/*
+	 * The signals fault interrupts writers too, and their handlers run
+	 * signal_read(): RCU sections entered from a handler that interrupts
+	 * a wait for a grace period.
+	 */
+	bool signal_writers;
 	/* Grace periods (or their equivalent) so far, for the status line. */
 	uint64_t (*grace_periods)(struct torture_run *run);
 	/*

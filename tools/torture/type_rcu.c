@@ -71,6 +71,7 @@ static void setup_polled(struct torture_run *run)
 		.read = rcu_pipeline_read,                      \
 		.write = rcu_pipeline_write,                    \
 		.signal_read = rcu_pipeline_signal_read,        \
+		.signal_writers = true,                         \
 		.grace_periods = rcu_pipeline_grace_periods,    \
 		.finish = rcu_pipeline_finish,                  \
 		.report = rcu_pipeline_report,                  \
