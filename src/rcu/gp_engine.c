@@ -399,13 +399,18 @@ static void wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool exped
 			/*
 			 * After the last grace period ended, so that a woken
 			 * caller may take the next.  Sequentially consistent,
-			 * with the load of the waiter count: pairs with a
-			 * waiter's increment and its load of gp_ended in the
-			 * futex wait.  Either we see the waiter, or its wait
-			 * sees the bump and returns.
+			 * with the look at gp_ended_unwoken: pairs with a
+			 * waiter's exchange of it and its load of gp_ended in
+			 * the futex wait.  Either we see the waiter, or its
+			 * wait sees the bump and returns.  Once we take the
+			 * flag back, the owners after us skip the wake-up
+			 * system call until a caller goes to sleep again: a
+			 * woken caller may take a while to get a CPU, and
+			 * they run grace periods meanwhile.
 			 */
 			__atomic_fetch_add(&d->gp_ended, 1, __ATOMIC_SEQ_CST);
-			if (__atomic_load_n(&d->gp_ended_waiters, __ATOMIC_SEQ_CST))
+			if (__atomic_load_n(&d->gp_ended_unwoken, __ATOMIC_SEQ_CST) &&
+			    __atomic_exchange_n(&d->gp_ended_unwoken, 0, __ATOMIC_SEQ_CST))
 				quiesce_futex_wake_all(&d->gp_ended);
 			if (done)
 				break;
@@ -416,6 +421,8 @@ static void wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool exped
 			count_call = false;
 		}
 		__atomic_fetch_add(&d->gp_ended_waiters, 1, __ATOMIC_SEQ_CST);
+		/* Sequentially consistent: see the owner's bump above. */
+		__atomic_exchange_n(&d->gp_ended_unwoken, 1, __ATOMIC_SEQ_CST);
 		/* Woken by the bump above, from the owner of the running grace period. */
 		quiesce_futex_wait(&d->gp_ended, ended, 0);
 		__atomic_fetch_sub(&d->gp_ended_waiters, 1, __ATOMIC_RELAXED);
@@ -490,6 +497,7 @@ static void gp_child_after_fork(void)
 		if (quiesce_gp_seq_running(d->gp_seq))
 			d->gp_seq--;
 		d->gp_ended_waiters = 0;
+		d->gp_ended_unwoken = 0;
 		*d->writer_sleeping = 0;
 	}
 }

@@ -100,6 +100,7 @@ struct quiesce_gp_domain {
 	unsigned long gp_seq;
 	int gp_ended;			/* futex: bumped when an owner is done */
 	int gp_ended_waiters;		/* callers asleep (or about to be) on gp_ended */
+	int gp_ended_unwoken;		/* one went to sleep there since the last wake-up */
 	bool listed;			/* on the engine's list, for fork() */
 	struct quiesce_gp_domain *next_listed;
 	/* Written by the owner of the running grace period only. */
