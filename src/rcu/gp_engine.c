@@ -369,15 +369,53 @@ static void run_one_grace_period(struct quiesce_gp_domain *d, unsigned long from
  * counts the call as a synchronize call, before it runs a grace period or
  * sleeps (the owner's count takes no atomic instruction).
  */
+/* rcu_normal holds for the library's own expedited requests too. */
+static bool owner_expedites(struct quiesce_gp_domain *d, bool expedited)
+{
+	if (!QUIESCE_LOAD(&d->listed))
+		list_domain(d);
+	return expedited && !QUIESCE_LOAD(&knob_normal);
+}
+
+/*
+ * Runs the grace period the caller owns, which its compare-exchange started
+ * from seq, and those after it that snap needs while no other caller takes
+ * them, then wakes the callers asleep on gp_ended.  Returns whether snap
+ * has passed.
+ */
+static bool run_owned(struct quiesce_gp_domain *d, unsigned long seq, unsigned long snap,
+		      bool expedited)
+{
+	bool done;
+
+	do {
+		run_one_grace_period(d, seq, expedited);
+		seq += 2;
+		done = quiesce_gp_seq_done(seq, snap);
+	} while (!done && own_next_grace_period(d, seq));
+	/*
+	 * After the last grace period ended, so that a woken caller may take
+	 * the next.  Sequentially consistent, with the look at
+	 * gp_ended_unwoken: pairs with a waiter's exchange of it and its load
+	 * of gp_ended in the futex wait.  Either we see the waiter, or its
+	 * wait sees the bump and returns.  Once we take the flag back, the
+	 * owners after us skip the wake-up system call until a caller goes to
+	 * sleep again: a woken caller may take a while to get a CPU, and they
+	 * run grace periods meanwhile.
+	 */
+	__atomic_fetch_add(&d->gp_ended, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&d->gp_ended_unwoken, __ATOMIC_SEQ_CST) &&
+	    __atomic_exchange_n(&d->gp_ended_unwoken, 0, __ATOMIC_SEQ_CST))
+		quiesce_futex_wake_all(&d->gp_ended);
+	return done;
+}
+
 static void wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool expedited,
 		     bool count_call)
 {
 	bool noted = d->ops->wait_begins && d->ops->wait_begins(d);
 
-	/* rcu_normal holds for the library's own expedited requests too. */
-	expedited = expedited && !QUIESCE_LOAD(&knob_normal);
-	if (!QUIESCE_LOAD(&d->listed))
-		list_domain(d);
+	expedited = owner_expedites(d, expedited);
 	for (;;) {
 		int ended = __atomic_load_n(&d->gp_ended, __ATOMIC_SEQ_CST);
 		unsigned long seq = quiesce_gp_seq_current(d);
@@ -385,34 +423,11 @@ static void wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool exped
 		if (quiesce_gp_seq_done(seq, snap))
 			break;
 		if (own_next_grace_period(d, seq)) {
-			bool done;
-
 			if (count_call) {
 				COUNT_BY_OWNER(d->sync_calls_owner);
 				count_call = false;
 			}
-			do {
-				run_one_grace_period(d, seq, expedited);
-				seq += 2;
-				done = quiesce_gp_seq_done(seq, snap);
-			} while (!done && own_next_grace_period(d, seq));
-			/*
-			 * After the last grace period ended, so that a woken
-			 * caller may take the next.  Sequentially consistent,
-			 * with the look at gp_ended_unwoken: pairs with a
-			 * waiter's exchange of it and its load of gp_ended in
-			 * the futex wait.  Either we see the waiter, or its
-			 * wait sees the bump and returns.  Once we take the
-			 * flag back, the owners after us skip the wake-up
-			 * system call until a caller goes to sleep again: a
-			 * woken caller may take a while to get a CPU, and
-			 * they run grace periods meanwhile.
-			 */
-			__atomic_fetch_add(&d->gp_ended, 1, __ATOMIC_SEQ_CST);
-			if (__atomic_load_n(&d->gp_ended_unwoken, __ATOMIC_SEQ_CST) &&
-			    __atomic_exchange_n(&d->gp_ended_unwoken, 0, __ATOMIC_SEQ_CST))
-				quiesce_futex_wake_all(&d->gp_ended);
-			if (done)
+			if (run_owned(d, seq, snap, expedited))
 				break;
 			continue;	/* another caller owns the next one */
 		}
@@ -450,7 +465,30 @@ unsigned long quiesce_gp_snapshot(struct quiesce_gp_domain *d)
 
 void quiesce_gp_synchronize(struct quiesce_gp_domain *d, bool expedited)
 {
-	wait_for(d, quiesce_gp_snapshot(d), expedited || QUIESCE_LOAD(&knob_expedited), true);
+	/*
+	 * Noted from here, so that the grace periods of other callers see it
+	 * until it returns, owner or not (wait_for() then notes nothing).
+	 */
+	bool noted = d->ops->wait_begins && d->ops->wait_begins(d);
+	unsigned long seq = QUIESCE_LOAD(&d->gp_seq);
+
+	expedited = expedited || QUIESCE_LOAD(&knob_expedited);
+	/*
+	 * No grace period running: the caller takes the next one, with no
+	 * snapshot.  The snapshot's fence orders the caller's unlink before
+	 * its look at the count; the compare-exchange that takes the grace
+	 * period does that too (sequentially consistent), and succeeds only
+	 * if the count still is seq, so the grace period it starts is the
+	 * first to start after the unlink, the one a snapshot would name.
+	 */
+	if (own_next_grace_period(d, seq)) {
+		COUNT_BY_OWNER(d->sync_calls_owner);
+		run_owned(d, seq, seq + 2, owner_expedites(d, expedited));
+	} else {
+		wait_for(d, quiesce_gp_snapshot(d), expedited, true);
+	}
+	if (noted)
+		d->ops->wait_ends(d);
 }
 
 uint64_t quiesce_gp_sync_calls(struct quiesce_gp_domain *d)

@@ -114,12 +114,14 @@
  * follows every unlink that a cookie it satisfies covers: the updater
  * unlinked, fenced and then read the count still even
  * (quiesce_gp_snapshot()); the grace period made it odd (a compare-exchange)
- * and then read the registry count, both sequentially consistent.  A
- * thread that registers meanwhile stores the count, fences
- * (quiesce_rcu_register_thread()), then makes its section's loads: the
- * store-buffer pattern, twice.  Either the grace period sees
+ * and then read the registry count, both sequentially consistent.  (An
+ * updater that found no grace period running made the count odd itself,
+ * with that compare-exchange after its unlink and no fence before it:
+ * quiesce_gp_synchronize().)  A thread that registers meanwhile stores the
+ * count, fences (quiesce_rcu_register_thread()), then makes its section's
+ * loads: the store-buffer pattern, twice.  Either the grace period sees
  * the newcomer and waits for it, or the newcomer's fence follows the grace
- * period's accesses, which follow the updater's fence, and its section
+ * period's accesses, which follow the updater's unlink, and its section
  * sees the unlink.  A thread that unregistered stored the count with
  * release after its last section, so that section happens before the
  * grace period that reads the count.
@@ -248,7 +250,7 @@ static bool rcu_caller_holds(struct quiesce_gp_domain *d)
 static bool rcu_wait_begins(struct quiesce_gp_domain *d)
 {
 	(void)d;
-	/* Not registered, inside a section, or a handler's wait inside a wait. */
+	/* Not registered, inside a section, noted already, or in a handler. */
 	if (quiesce_rcu_reader_self.ctr != 0)
 		return false;
 	/*
