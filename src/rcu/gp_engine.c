@@ -365,11 +365,10 @@ static void run_one_grace_period(struct quiesce_gp_domain *d, unsigned long from
 }
 
 /*
- * Returns once the grace period named by snap has passed.  count_call:
- * counts the call as a synchronize call, before it runs a grace period or
- * sleeps (the owner's count takes no atomic instruction).
+ * For a caller about to own grace periods: lists the domain (see fork() at
+ * the top), and says whether they are expedited; rcu_normal holds for the
+ * library's own expedited requests too.
  */
-/* rcu_normal holds for the library's own expedited requests too. */
 static bool owner_expedites(struct quiesce_gp_domain *d, bool expedited)
 {
 	if (!QUIESCE_LOAD(&d->listed))
@@ -410,6 +409,11 @@ static bool run_owned(struct quiesce_gp_domain *d, unsigned long seq, unsigned l
 	return done;
 }
 
+/*
+ * Returns once the grace period named by snap has passed.  count_call:
+ * counts the call as a synchronize call, before it runs a grace period or
+ * sleeps (the owner's count takes no atomic instruction).
+ */
 static void wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool expedited,
 		     bool count_call)
 {
