@@ -74,7 +74,7 @@ struct torture_type {
 	void (*thread_stop)(struct torture_thread *t, bool unregister);
 	void (*read)(struct torture_thread *t);
 	void (*write)(struct torture_thread *t);
-	/* A short read-side operation, from a signal handler on a reader. */
+	/* A short read-side operation, from a signal handler on a reader (or a writer). */
 	void (*signal_read)(struct torture_thread *t);
 	/*
 	 * The signals fault interrupts writers too, and their handlers run
