@@ -38,14 +38,23 @@ check() { # header, extra flags...
 for h in "$source"/include/quiesce/*.h; do
 	check "quiesce/${h##*/}" -I "$source/include"
 done
-# urcu/urcu_ref.h warns on purpose (deprecated, as liburcu's); map/ and
-# static/ are included by the others.
+# urcu/urcu_ref.h and urcu/uatomic_arch.h warn on purpose (deprecated, as
+# liburcu's); map/ is included by the others (map/urcu.h needs a flavor
+# selected).
 for h in $(cd "$source/overlay/include" && find . -name '*.h' | sed 's|^\./||' |
-	   grep -v '^urcu/map/\|^urcu/static/\|^urcu/urcu_ref.h$'); do
+	   grep -v '^urcu/map/\|^urcu/urcu_ref.h$\|^urcu/uatomic_arch.h$'); do
 	for mode in "" -D_LGPL_SOURCE; do
 		check "$h" $mode -I "$source/overlay/include" -I "$source/include"
 	done
 done
+# The deprecated name compiles, with liburcu's warning, and brings the atomics.
+printf '#include <urcu/uatomic_arch.h>\nlong x;\nvoid inc(void);\nvoid inc(void) { uatomic_inc(&x); }\n' \
+	> "$work/t.c"
+if ! "$compiler" -I "$source/overlay/include" -I "$source/include" -c -o "$work/t.o" \
+	"$work/t.c" 2> "$work/err" || ! grep -q 'uatomic_arch.h is deprecated' "$work/err"; then
+	echo "urcu/uatomic_arch.h: no deprecation warning, or no atomics:"; cat "$work/err"; exit 1
+fi
+count=$((count + 1))
 usage() { # compiler, flags, file
 	if ! $1 $2 -I "$source/overlay/include" -I "$source/include" \
 		-c -o "$work/t.o" "$source/overlay/tests/$3" 2> "$work/err"; then

@@ -9,7 +9,7 @@
 #define BUILD_QSBR_LIB
 #include <urcu/urcu-qsbr.h>
 
-#include <urcu/static/urcu-qsbr-quiesce.h>
+#include <urcu/static/urcu-qsbr.h>
 
 #include "overlay.h"
 
@@ -30,7 +30,7 @@ URCU_EXPORT int urcu_qsbr_read_ongoing(void)
 	return quiesce_qsbr_read_ongoing();
 }
 
-/* liburcu's forgiving thread states: urcu/static/urcu-qsbr-quiesce.h. */
+/* liburcu's forgiving thread states: urcu/static/urcu-qsbr.h. */
 URCU_EXPORT void urcu_qsbr_quiescent_state(void)
 {
 	_urcu_qsbr_quiescent_state();

@@ -21,17 +21,7 @@ extern "C" {
 
 #if defined(_LGPL_SOURCE) || defined(URCU_INLINE_SMALL_FUNCTIONS)
 
-#include <urcu/static/urcu-quiesce.h>
-
-#define _rcu_dereference(p) quiesce_rcu_dereference(p)
-#define _rcu_cmpxchg_pointer(p, old, _new) quiesce_rcu_cmpxchg_pointer(p, old, _new)
-#define _rcu_xchg_pointer(p, v) quiesce_rcu_xchg_pointer(p, v)
-#define _rcu_set_pointer(p, v)                                                 \
-	do {                                                                   \
-		QUIESCE_UNQUAL_TYPEOF(*(p)) urcu_set_v_ = (v);                 \
-		quiesce_rcu_assign_pointer(*(p), urcu_set_v_);                 \
-	} while (0)
-#define _rcu_assign_pointer(p, v) _rcu_set_pointer(&(p), v)
+#include <urcu/static/pointer.h>
 
 #define rcu_dereference _rcu_dereference
 #define rcu_cmpxchg_pointer _rcu_cmpxchg_pointer

@@ -27,13 +27,10 @@ extern "C" {
 #endif
 
 #ifdef _LGPL_SOURCE
-#include <urcu/static/urcu-quiesce.h>
-#define _urcu_bp_read_lock _urcu_quiesce_read_lock
-#define _urcu_bp_read_unlock _urcu_quiesce_read_unlock
-#define _urcu_bp_read_ongoing _urcu_quiesce_read_ongoing
-#define urcu_bp_read_lock _urcu_quiesce_read_lock
-#define urcu_bp_read_unlock _urcu_quiesce_read_unlock
-#define urcu_bp_read_ongoing _urcu_quiesce_read_ongoing
+#include <urcu/static/urcu-bp.h>
+#define urcu_bp_read_lock _urcu_bp_read_lock
+#define urcu_bp_read_unlock _urcu_bp_read_unlock
+#define urcu_bp_read_ongoing _urcu_bp_read_ongoing
 #define urcu_bp_dereference rcu_dereference
 #define urcu_bp_cmpxchg_pointer rcu_cmpxchg_pointer
 #define urcu_bp_xchg_pointer rcu_xchg_pointer

@@ -28,7 +28,7 @@ extern "C" {
 #include <urcu/map/urcu-mb.h>
 
 #ifdef _LGPL_SOURCE
-#include <urcu/static/urcu-mb-quiesce.h>
+#include <urcu/static/urcu-mb.h>
 #define urcu_mb_read_lock _urcu_mb_read_lock
 #define urcu_mb_read_unlock _urcu_mb_read_unlock
 #define urcu_mb_read_ongoing _urcu_mb_read_ongoing

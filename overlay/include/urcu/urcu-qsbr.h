@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 #ifdef _LGPL_SOURCE
-#include <urcu/static/urcu-qsbr-quiesce.h>
+#include <urcu/static/urcu-qsbr.h>
 #define urcu_qsbr_read_lock _urcu_qsbr_read_lock
 #define urcu_qsbr_read_unlock _urcu_qsbr_read_unlock
 #define urcu_qsbr_read_ongoing _urcu_qsbr_read_ongoing

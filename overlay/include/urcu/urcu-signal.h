@@ -28,13 +28,10 @@ extern "C" {
 #include <urcu/map/urcu-signal.h>
 
 #ifdef _LGPL_SOURCE
-#include <urcu/static/urcu-quiesce.h>
-#define _urcu_signal_read_lock _urcu_quiesce_read_lock
-#define _urcu_signal_read_unlock _urcu_quiesce_read_unlock
-#define _urcu_signal_read_ongoing _urcu_quiesce_read_ongoing
-#define urcu_signal_read_lock _urcu_quiesce_read_lock
-#define urcu_signal_read_unlock _urcu_quiesce_read_unlock
-#define urcu_signal_read_ongoing _urcu_quiesce_read_ongoing
+#include <urcu/static/urcu-signal.h>
+#define urcu_signal_read_lock _urcu_signal_read_lock
+#define urcu_signal_read_unlock _urcu_signal_read_unlock
+#define urcu_signal_read_ongoing _urcu_signal_read_ongoing
 #else
 extern void urcu_signal_read_lock(void);
 extern void urcu_signal_read_unlock(void);

@@ -1,8 +1,9 @@
 /*
  * urcu/static/urcu-quiesce.h (liburcu overlay; no liburcu counterpart) -
- * the read side that the memb, signal and bp flavors inline when
- * _LGPL_SOURCE is defined: quiesce's default RCU, whose readers need no
- * registration and whose inline fast path is in <quiesce/rcu.h>.
+ * the read side that the memb, signal and bp flavors share, which their
+ * static headers (urcu-memb.h, urcu-signal.h, urcu-bp.h) name as liburcu's:
+ * quiesce's default RCU, whose readers need no registration and whose
+ * inline fast path is in <quiesce/rcu.h>.
  *
  * quiesce's short names (rcu_read_lock, ...) are left out here: liburcu's
  * own map headers define those.  A file that includes the overlay must not
@@ -11,15 +12,27 @@
 #ifndef _URCU_STATIC_URCU_QUIESCE_H
 #define _URCU_STATIC_URCU_QUIESCE_H
 
-/* liburcu 0.15's inline pointer calls bring these. */
+/*
+ * What liburcu's static headers of these flavors bring (stdio.h: 0.15's
+ * inline pointer calls).
+ */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <urcu/annotate.h>
+#include <urcu/arch.h>
+#include <urcu/compiler.h>
+#include <urcu/config.h>
 #include <urcu/debug.h>
 #include <urcu/futex.h>
 #include <urcu/list.h>
 #include <urcu/static/quiesce-link.h>
+#include <urcu/system.h>
 #include <urcu/tls-compat.h>
+#include <urcu/uatomic.h>
 
 #ifndef QUIESCE_NO_SHORT_NAMES
 #define QUIESCE_NO_SHORT_NAMES

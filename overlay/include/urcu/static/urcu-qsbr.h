@@ -1,21 +1,32 @@
 /*
- * urcu/static/urcu-qsbr-quiesce.h (liburcu overlay; no liburcu
- * counterpart) - the read side that the qsbr flavor inlines when
- * _LGPL_SOURCE is defined: quiesce's QSBR domain (<quiesce/rcu_qsbr.h>),
- * whose read_lock and read_unlock are empty and whose quiescent state is a
- * load and a compare.  quiesce's short names are left out, as in
- * urcu-quiesce.h.
+ * urcu/static/urcu-qsbr.h (liburcu overlay) - the qsbr flavor's inline
+ * read side, _urcu_qsbr_read_lock() ... _urcu_qsbr_thread_online(), which
+ * <urcu/urcu-qsbr.h> maps its calls to when _LGPL_SOURCE is defined, and
+ * which a program may include itself, as liburcu's: quiesce's QSBR domain
+ * (<quiesce/rcu_qsbr.h>), whose read_lock and read_unlock are empty and
+ * whose quiescent state is a load and a compare.  liburcu's internal state
+ * (urcu_qsbr_gp, its reader structure) is not here: quiesce's is its own.
+ * quiesce's short names are left out, as in urcu-quiesce.h.
  */
-#ifndef _URCU_STATIC_URCU_QSBR_QUIESCE_H
-#define _URCU_STATIC_URCU_QSBR_QUIESCE_H
+#ifndef _URCU_QSBR_STATIC_H
+#define _URCU_QSBR_STATIC_H
 
 #include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
 
+#include <urcu/annotate.h>
+#include <urcu/arch.h>
+#include <urcu/compiler.h>
 #include <urcu/debug.h>
 #include <urcu/futex.h>
 #include <urcu/list.h>
 #include <urcu/static/quiesce-link.h>
+#include <urcu/system.h>
 #include <urcu/tls-compat.h>
+#include <urcu/uatomic.h>
 
 #ifndef QUIESCE_NO_SHORT_NAMES
 #define QUIESCE_NO_SHORT_NAMES
@@ -85,4 +96,4 @@ static inline void _urcu_qsbr_thread_online(void)
 		quiesce_qsbr_quiescent_state();
 }
 
-#endif /* _URCU_STATIC_URCU_QSBR_QUIESCE_H */
+#endif /* _URCU_QSBR_STATIC_H */
