@@ -418,3 +418,31 @@ bool check_under_valgrind(void)
 
 	return preload && strstr(preload, "vgpreload");
 }
+
+#define COUNTED_MAGIC 0x71e5ceUL
+
+void *check_counted_alloc(struct check_counted *c, size_t align, size_t size)
+{
+	/* The header: the offset back to the block, then the magic, just below ptr. */
+	size_t hdr = align > 64 ? align : 64;
+	char *base;
+
+	if (size > SIZE_MAX - hdr || posix_memalign((void **)&base, hdr, hdr + size))
+		return NULL;
+	memset(base, 0, hdr + size);
+	((size_t *)(base + hdr))[-1] = COUNTED_MAGIC;
+	((size_t *)(base + hdr))[-2] = hdr;
+	atomic_fetch_add(&c->live, 1);
+	atomic_fetch_add(&c->total, 1);
+	return base + hdr;
+}
+
+void check_counted_free(struct check_counted *c, void *ptr)
+{
+	size_t *words = ptr;
+
+	CHECK(words[-1] == COUNTED_MAGIC, "free of a block not allocated here, or freed twice");
+	words[-1] = 0;
+	atomic_fetch_sub(&c->live, 1);
+	free((char *)ptr - words[-2]);
+}

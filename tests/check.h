@@ -211,4 +211,18 @@ void check_cb_hold(void);
 /* Lets the held callback return; returns once it has. */
 void check_cb_release(void);
 
+/*
+ * A counting allocator, for the tables that take one: each block has a
+ * header before it that check_counted_free() checks and clears, so that a
+ * block freed twice, or not allocated here, fails the test.  live counts
+ * the blocks not given back, total every block handed out.
+ */
+struct check_counted {
+	atomic_long live, total;
+};
+
+/* Zeroed, aligned to align (a power of two); NULL when out of memory. */
+void *check_counted_alloc(struct check_counted *c, size_t align, size_t size);
+void check_counted_free(struct check_counted *c, void *ptr);
+
 #endif

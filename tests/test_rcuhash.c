@@ -2,9 +2,12 @@
  * <quiesce/rcuhash.h>: the operations' semantics one thread at a time,
  * growing and shrinking, keys given by functions or laid out in other
  * ways, races between two threads on one key (exactly one wins), destroy
- * with a resize half done, and the misuse that must abort.
+ * with a resize half done, a table on an allocator of its own, and the
+ * misuse that must abort.
  */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,6 +127,85 @@ static void test_auto_shrink(void)
 		rcuhash_remove(ht, &items[i].node);
 	rcuhash_destroy(ht, NULL, NULL);
 	free(items);
+}
+
+/* The table's calls to a counting allocator (check.h), state the counts. */
+static void *counted_calloc(void *state, size_t n, size_t size)
+{
+	CHECK(!size || n <= SIZE_MAX / size, "calloc(%zu, %zu) overflows", n, size);
+	return check_counted_alloc(state, 16, n * size);
+}
+
+static void *counted_aligned_alloc(void *state, size_t alignment, size_t size)
+{
+	return check_counted_alloc(state, alignment, size);
+}
+
+static void counted_free(void *state, void *ptr)
+{
+	check_counted_free(state, ptr);
+}
+
+static void *no_memory(void *state, size_t a, size_t b)
+{
+	(void)state, (void)a, (void)b;
+	return NULL;
+}
+
+/*
+ * A table given an allocator takes the table and every bucket array from
+ * it, through growing and shrinking, and gives each back: none is left
+ * once destroy() and a barrier for the arrays retired have run.
+ */
+static void test_custom_allocator(void)
+{
+	enum { N = 10000 };
+	static struct check_counted c;
+	const struct quiesce_rcuhash_alloc alloc = {
+		.calloc = counted_calloc,
+		.aligned_alloc = counted_aligned_alloc,
+		.free = counted_free,
+		.state = &c,
+	};
+	struct rcuhash_params params = int_params;
+	struct item *items = calloc(N, sizeof(*items));
+	struct rcuhash *ht;
+	unsigned freed = 0;
+
+	params.alloc = &alloc;
+	ht = rcuhash_new(&params);
+	CHECK((uintptr_t)ht % QUIESCE_CACHELINE == 0 && atomic_load(&c.live) == 2,
+	      "the table and its first array, from the allocator (%ld live)",
+	      atomic_load(&c.live));
+	for (unsigned long i = 0; i < N; i++) {
+		items[i].key = i;
+		CHECK(rcuhash_insert(ht, &items[i].node), "insert %lu", i);
+	}
+	for (unsigned long i = 0; i < N - 100; i++)
+		CHECK(rcuhash_remove(ht, &items[i].node), "remove %lu", i);
+	CHECK(rcuhash_resize(ht, 0), "resize to the count");
+	for (unsigned long i = N - 100; i < N; i++)
+		CHECK(lookup(ht, items[i].key) == &items[i], "key %lu lost", i);
+	rcuhash_destroy(ht, free_item, &freed);
+	rcu_barrier();
+	CHECK(freed == 100, "destroy freed %u of 100", freed);
+	CHECK(atomic_load(&c.total) >= 8 && atomic_load(&c.live) == 0,
+	      "%ld blocks taken through growing and shrinking, %ld not given back",
+	      atomic_load(&c.total), atomic_load(&c.live));
+	free(items);
+}
+
+static void allocator_out_of_memory(void *arg)
+{
+	const struct quiesce_rcuhash_alloc alloc = {
+		.calloc = no_memory,
+		.aligned_alloc = no_memory,
+		.free = counted_free,
+	};
+	struct rcuhash_params params = int_params;
+
+	params.alloc = &alloc;
+	rcuhash_new(&params);
 }
 
 static void test_presize_and_no_auto(void)
@@ -388,6 +470,8 @@ int main(void)
 	test_key_layouts();
 	test_races();
 	test_destroy_mid_resize();
+	test_custom_allocator();
+	check_child_aborts(allocator_out_of_memory, NULL, "rcuhash_new(): out of memory");
 	check_child_aborts(destroy_not_empty, NULL,
 			   "rcuhash_destroy() called on a table that is not empty (1 elements)");
 	check_child_aborts(lookup_outside_reader, NULL,

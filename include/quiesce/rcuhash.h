@@ -138,6 +138,24 @@ struct quiesce_rcuhash_rcu {
 			 void (*func)(struct quiesce_rcu_head *head));
 };
 
+/*
+ * Where a table's own memory (the table, its bucket arrays) comes from when
+ * not from the C library (params.alloc NULL): zeroed blocks of n * size
+ * bytes, blocks aligned to alignment (a power of two), and their release,
+ * each handed state.  An allocation that returns NULL aborts with a
+ * message, as running out of memory does everywhere in quiesce.  Arrays a
+ * resize retires are freed after a grace period, by a callback of the
+ * table's RCU: the struct and its state must stay valid until then, that
+ * is past quiesce_rcuhash_destroy() until a barrier of that RCU
+ * (rcu_barrier(), ...).
+ */
+struct quiesce_rcuhash_alloc {
+	void *(*calloc)(void *state, size_t n, size_t size);
+	void *(*aligned_alloc)(void *state, size_t alignment, size_t size);
+	void (*free)(void *state, void *ptr);
+	void *state;
+};
+
 struct quiesce_rcuhash_params {
 	size_t node_offset;	/* offsetof(object, node) */
 	size_t key_offset;	/* offsetof(object, key), with key_len */
@@ -149,6 +167,7 @@ struct quiesce_rcuhash_params {
 	unsigned flags;		/* QUIESCE_RCUHASH_* */
 	size_t seq_offset;	/* QUIESCE_RCUHASH_SEQ: offsetof(object, a uint64_t) */
 	const struct quiesce_rcuhash_rcu *rcu;	/* NULL: quiesce's default RCU */
+	const struct quiesce_rcuhash_alloc *alloc;	/* NULL: malloc() and friends */
 };
 
 /*

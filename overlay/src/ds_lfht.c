@@ -41,6 +41,8 @@ struct cds_lfht {
 	const struct rcu_flavor_struct *flavor;	/* as given (NULL: none) */
 	struct quiesce_rcuhash_rcu rcu;		/* LFHT_CALLS: the flavor's calls */
 	pthread_attr_t *attr;			/* handed back by cds_lfht_destroy() */
+	const struct cds_lfht_alloc *alloc;	/* the program's (NULL: none) */
+	struct quiesce_rcuhash_alloc q_alloc;	/* the table's calls to it */
 };
 
 /* The flavors (memb.c, signal.c, bp.c, qsbr.c, mb.c). */
@@ -150,10 +152,43 @@ static bool power_of_two(unsigned long v)
 	return v && !(v & (v - 1));
 }
 
+/* quiesce's table calls the program's allocator (state: the cds_lfht_alloc). */
+static void *alloc_calloc(void *state, size_t n, size_t size)
+{
+	const struct cds_lfht_alloc *a = state;
+
+	return a->calloc(a->state, n, size);
+}
+
+static void *alloc_aligned(void *state, size_t alignment, size_t size)
+{
+	const struct cds_lfht_alloc *a = state;
+
+	return a->aligned_alloc(a->state, alignment, size);
+}
+
+static void alloc_free(void *state, void *ptr)
+{
+	const struct cds_lfht_alloc *a = state;
+
+	a->free(a->state, ptr);
+}
+
 struct cds_lfht *_cds_lfht_new(unsigned long init_size, unsigned long min_nr_alloc_buckets,
 			       unsigned long max_nr_buckets, int flags,
 			       const struct cds_lfht_mm_type *mm,
 			       const struct rcu_flavor_struct *flavor, pthread_attr_t *attr)
+{
+	return _cds_lfht_new_with_alloc(init_size, min_nr_alloc_buckets, max_nr_buckets, flags,
+					mm, flavor, NULL, attr);
+}
+
+struct cds_lfht *_cds_lfht_new_with_alloc(unsigned long init_size,
+					  unsigned long min_nr_alloc_buckets,
+					  unsigned long max_nr_buckets, int flags,
+					  const struct cds_lfht_mm_type *mm,
+					  const struct rcu_flavor_struct *flavor,
+					  const struct cds_lfht_alloc *alloc, pthread_attr_t *attr)
 {
 	struct quiesce_rcuhash_params p = {
 		.node_offset = offsetof(struct cds_lfht_node, node),
@@ -171,9 +206,19 @@ struct cds_lfht *_cds_lfht_new(unsigned long init_size, unsigned long min_nr_all
 		return NULL;
 	if (!(flags & CDS_LFHT_AUTO_RESIZE))
 		p.flags |= QUIESCE_RCUHASH_NO_AUTO_RESIZE;
-	ht = malloc(sizeof(*ht));
+	ht = alloc ? alloc->malloc(alloc->state, sizeof(*ht)) : malloc(sizeof(*ht));
 	if (!ht)
 		return NULL;
+	ht->alloc = alloc;
+	if (alloc) {
+		ht->q_alloc = (struct quiesce_rcuhash_alloc){
+			.calloc = alloc_calloc,
+			.aligned_alloc = alloc_aligned,
+			.free = alloc_free,
+			.state = (void *)alloc,
+		};
+		p.alloc = &ht->q_alloc;
+	}
 	ht->reader = reader_of(flavor);
 	ht->flavor = flavor;
 	if (ht->reader == LFHT_QSBR) {
@@ -196,6 +241,13 @@ struct cds_lfht *_cds_lfht_new(unsigned long init_size, unsigned long min_nr_all
 	return ht;
 }
 
+void cds_lfht_node_init_deleted(struct cds_lfht_node *node)
+{
+	cds_lfht_node_init(node);
+	/* Relaxed, as the table marks a node removed (QUIESCE_RCUHASH_SEQ). */
+	__atomic_store_n(&node->seq, (uint64_t)QUIESCE_RCUHASH_SEQ_REMOVED, __ATOMIC_RELAXED);
+}
+
 int cds_lfht_destroy(struct cds_lfht *ht, pthread_attr_t **attr)
 {
 	if (quiesce_rcuhash_count_exact(ht->q))
@@ -203,7 +255,20 @@ int cds_lfht_destroy(struct cds_lfht *ht, pthread_attr_t **attr)
 	quiesce_rcuhash_destroy(ht->q, NULL, NULL);
 	if (attr)
 		*attr = ht->attr;
-	free(ht);
+	if (!ht->alloc) {
+		free(ht);
+		return 0;
+	}
+	/*
+	 * Arrays that resizes retired are freed, through q_alloc, by callbacks
+	 * of the table's RCU: wait for them, so that the program may drop its
+	 * allocator when this returns (liburcu's tables retire none late).
+	 */
+	if (ht->flavor)
+		ht->flavor->barrier();
+	else
+		quiesce_rcu_barrier();
+	ht->alloc->free(ht->alloc->state, ht);
 	return 0;
 }
 

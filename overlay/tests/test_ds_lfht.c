@@ -7,8 +7,10 @@
  * inserts once and returns the present node after; two threads that
  * add_unique the same keys win each key exactly once; add (duplicates)
  * and next_duplicate; add_replace; replace's -EINVAL and -ENOENT; del once
- * and only once; is_node_deleted; iteration and count_nodes agree; destroy
- * refuses while the table holds nodes; an explicit resize loses nothing.
+ * and only once; is_node_deleted, and node_init_deleted (0.14); iteration
+ * and count_nodes agree; destroy refuses while the table holds nodes; an
+ * explicit resize loses nothing; 0.15's allocator takes and gets back
+ * every block of the table's memory.
  *
  * Stress: keys below STABLE are in the table throughout, their nodes
  * replaced by add_replace and replace all the time; the other keys come
@@ -48,6 +50,7 @@ static struct rcu_flavor_struct own_flavor;
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "check.h"
@@ -184,8 +187,11 @@ static void contracts(void)
 	rcu_read_lock();
 	CHECK(cds_lfht_add_unique(ht, hash_key(1), match, &a->item.key, &a->node) == &a->node,
 	      "add_unique of an absent key adds it");
+	cds_lfht_node_init_deleted(&b->node);
+	CHECK(cds_lfht_is_node_deleted(&b->node), "node_init_deleted: deleted before any add");
 	CHECK(cds_lfht_add_unique(ht, hash_key(1), match, &b->item.key, &b->node) == &a->node,
 	      "add_unique of a present key returns the node present");
+	CHECK(cds_lfht_is_node_deleted(&b->node), "an add_unique that failed: still deleted");
 	free(b);
 	for (int i = 0; i < 3; i++) {
 		d[i] = new_item(5);
@@ -194,8 +200,10 @@ static void contracts(void)
 	cds_lfht_add(ht, hash_key(4), &twin->node);
 	CHECK(duplicates(ht, 5) == 3 && duplicates(ht, 4) == 1,
 	      "three duplicates of 5 beside 4 on the same hash");
-	CHECK(cds_lfht_add_replace(ht, hash_key(7), match, &k7, &r1->node) == NULL,
-	      "add_replace of an absent key adds it");
+	cds_lfht_node_init_deleted(&r1->node);
+	CHECK(cds_lfht_add_replace(ht, hash_key(7), match, &k7, &r1->node) == NULL &&
+	      !cds_lfht_is_node_deleted(&r1->node),
+	      "add_replace of an absent key adds it (a node initialized deleted: no longer)");
 	CHECK(cds_lfht_add_replace(ht, hash_key(7), match, &k7, &r2->node) == &r1->node &&
 	      cds_lfht_is_node_deleted(&r1->node) && !cds_lfht_is_node_deleted(&r2->node),
 	      "add_replace returns the replaced node, deleted");
@@ -228,6 +236,82 @@ static void contracts(void)
 	free(r2);
 	free(wrong);
 	rcu_barrier();
+}
+
+/* 0.15's allocator: the table's calls to a counting one (check.h). */
+static struct check_counted counted;
+
+static void *counted_malloc(void *state, size_t size)
+{
+	return check_counted_alloc(state, 16, size);
+}
+
+static void *counted_calloc(void *state, size_t n, size_t size)
+{
+	CHECK(!size || n <= SIZE_MAX / size, "calloc(%zu, %zu) overflows", n, size);
+	return check_counted_alloc(state, 16, n * size);
+}
+
+static void *counted_aligned_alloc(void *state, size_t alignment, size_t size)
+{
+	return check_counted_alloc(state, alignment, size);
+}
+
+static void counted_free(void *state, void *ptr)
+{
+	check_counted_free(state, ptr);
+}
+
+/*
+ * A table made with cds_lfht_new_with_flavor_alloc() takes its memory from
+ * the allocator through growing and shrinking, and has given all of it
+ * back when cds_lfht_destroy() returns, as liburcu's: the program may
+ * drop its allocator then.  realloc is NULL: the overlay does not call it.
+ */
+static void custom_allocator(void)
+{
+	enum { N = 5000 };
+	const struct cds_lfht_alloc alloc = {
+		.malloc = counted_malloc,
+		.calloc = counted_calloc,
+		.aligned_alloc = counted_aligned_alloc,
+		.free = counted_free,
+		.state = &counted,
+	};
+	struct item **items = calloc(N, sizeof(*items));
+	struct cds_lfht *ht;
+
+#ifdef TEST_LFHT_OWN_FLAVOR
+	ht = cds_lfht_new_with_flavor_alloc(1, 1, 0, CDS_LFHT_AUTO_RESIZE, &own_flavor, &alloc,
+					    NULL);
+#else
+	ht = cds_lfht_new_with_flavor_alloc(1, 1, 0, CDS_LFHT_AUTO_RESIZE, &rcu_flavor, &alloc,
+					    NULL);
+#endif
+	CHECK(ht && atomic_load(&counted.live) >= 3,
+	      "new_with_flavor_alloc(): the table from the allocator (%ld blocks)",
+	      atomic_load(&counted.live));
+	rcu_read_lock();
+	for (unsigned long i = 0; i < N; i++) {
+		items[i] = new_item(i);
+		cds_lfht_add(ht, hash_key(i), &items[i]->node);
+	}
+	for (unsigned long i = 0; i < N; i++)
+		CHECK(cds_lfht_del(ht, &items[i]->node) == 0, "del %lu", i);
+	rcu_read_unlock();
+	MAIN_OFFLINE();
+	synchronize_rcu();
+	MAIN_ONLINE();
+	for (unsigned long i = 0; i < N; i++)
+		free(items[i]);
+	free(items);
+	CHECK(atomic_load(&counted.total) >= 8,
+	      "grown and shrunk through the allocator: %ld blocks", atomic_load(&counted.total));
+	MAIN_OFFLINE();		/* qsbr: destroy() waits for a barrier */
+	CHECK(cds_lfht_destroy(ht, NULL) == 0, "destroy of the empty table");
+	MAIN_ONLINE();
+	CHECK(atomic_load(&counted.live) == 0, "%ld blocks not given back by destroy()",
+	      atomic_load(&counted.live));
 }
 
 /* An explicit resize loses nothing, and iteration returns each node once. */
@@ -453,6 +537,7 @@ int main(void)
 	own_flavor = rcu_flavor;
 #endif
 	contracts();
+	custom_allocator();
 	MAIN_OFFLINE();		/* qsbr: outside a read-side section means offline */
 	teardown_outside_reader();
 	MAIN_ONLINE();

@@ -3,11 +3,12 @@
  * liburcu's users rely on them: the return value of each operation (cmpxchg
  * the value found, xchg the old one, add_return the new one), every size
  * liburcu supports, pointers, the optional memory orders, the shared
- * accessors, container_of, min/max, URCU_TLS.  Then atomicity: threads
- * that increment, add, cmpxchg-increment and or-in bits concurrently lose
- * none of it, and a message passed with the release/acquire forms (and
- * with the cmm_smp_* fences around the plain forms) is seen whole; the
- * busted control (a non-atomic increment) must be caught losing counts.
+ * accessors, container_of, min/max, URCU_TLS, URCU_GCC_VERSION.  Then
+ * atomicity: threads that increment, add, cmpxchg-increment and or-in bits
+ * concurrently lose none of it, and a message passed with the
+ * release/acquire forms (and with the cmm_smp_* fences around the plain
+ * forms) is seen whole; the busted control (a non-atomic increment) must
+ * be caught losing counts.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,6 +21,12 @@
 #include <urcu/uatomic.h>
 
 #include "check.h"
+
+/* liburcu's compiler.h gives the version as one number; programs test it. */
+#if !defined(URCU_GCC_VERSION) ||                                                 \
+	URCU_GCC_VERSION != __GNUC__ * 10000 + __GNUC_MINOR__ * 100 + __GNUC_PATCHLEVEL__
+#error "URCU_GCC_VERSION"
+#endif
 
 /* A load through a pointer to const must build cleanly, as liburcu's do. */
 #pragma GCC diagnostic error "-Wincompatible-pointer-types"

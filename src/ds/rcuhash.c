@@ -207,7 +207,12 @@ struct quiesce_rcuhash *quiesce_rcuhash_new(const struct quiesce_rcuhash_params 
 	if ((params->flags & QUIESCE_RCUHASH_KEY_IS_HASH) && params->key_len != sizeof(uint64_t))
 		quiesce_die("rcuhash_new(): QUIESCE_RCUHASH_KEY_IS_HASH needs a key_len of 8, not %zu",
 			    params->key_len);
-	if (posix_memalign((void **)&ht, QUIESCE_CACHELINE, sizeof(*ht)))
+	if (params->alloc)
+		ht = params->alloc->aligned_alloc(params->alloc->state, QUIESCE_CACHELINE,
+						  sizeof(*ht));
+	else if (posix_memalign((void **)&ht, QUIESCE_CACHELINE, sizeof(*ht)))
+		ht = NULL;
+	if (!ht)
 		quiesce_die("rcuhash_new(): out of memory");
 	memset(ht, 0, sizeof(*ht));
 	ht->p = *params;
@@ -218,7 +223,7 @@ struct quiesce_rcuhash *quiesce_rcuhash_new(const struct quiesce_rcuhash_params 
 		pthread_mutex_init(&ht->stripes[i].lock, NULL);
 		ht->stripes[i].seq = RCUHASH_SEQ_FIRST;
 	}
-	ht->tbl = quiesce_rcuhash_table_alloc(ht->min_buckets);
+	ht->tbl = quiesce_rcuhash_table_alloc(params->alloc, ht->min_buckets);
 	quiesce_rcuhash_fork_track(ht);
 	return ht;
 }
@@ -234,7 +239,7 @@ static void free_array(struct rcuhash_table *t,
 			free_node(p, arg);
 		}
 	}
-	free(t);
+	quiesce_rcuhash_table_free(t);
 }
 
 void quiesce_rcuhash_destroy(struct quiesce_rcuhash *ht,
@@ -256,7 +261,10 @@ void quiesce_rcuhash_destroy(struct quiesce_rcuhash *ht,
 	for (int i = 0; i < RCUHASH_STRIPES; i++)
 		pthread_mutex_destroy(&ht->stripes[i].lock);
 	pthread_mutex_destroy(&ht->resize_lock);
-	free(ht);
+	if (ht->p.alloc)
+		ht->p.alloc->free(ht->p.alloc->state, ht);
+	else
+		free(ht);
 }
 
 void quiesce_rcuhash_not_reader(const char *what)

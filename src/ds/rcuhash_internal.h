@@ -43,6 +43,7 @@ _Static_assert(QUIESCE_RCUHASH_MIN_BUCKETS >= RCUHASH_STRIPES &&
 
 struct rcuhash_table {
 	size_t mask;				/* buckets - 1 */
+	const struct quiesce_rcuhash_alloc *alloc;	/* where it came from; NULL: calloc() */
 	struct rcuhash_table *future;		/* the array a resize moves to */
 	size_t claimed;				/* next bucket to move */
 	size_t moved;				/* buckets moved */
@@ -223,7 +224,9 @@ static inline void rcuhash_lock(struct quiesce_rcuhash *ht, pthread_mutex_t *m)
 unsigned quiesce_rcuhash_own_walks(const struct quiesce_rcuhash *ht);
 
 /* Resizing (rcuhash_resize.c). */
-struct rcuhash_table *quiesce_rcuhash_table_alloc(size_t buckets);
+struct rcuhash_table *quiesce_rcuhash_table_alloc(const struct quiesce_rcuhash_alloc *alloc,
+						 size_t buckets);
+void quiesce_rcuhash_table_free(struct rcuhash_table *t);
 /* Buckets for nelem elements: a power of two, at least nelem and the minimum. */
 size_t quiesce_rcuhash_buckets_for(size_t nelem);
 /*

@@ -54,18 +54,30 @@ int quiesce_test_busted_rcuhash;
 void (*quiesce_test_rcuhash_alloc_hook)(void);
 void (*quiesce_test_rcuhash_locked_hook)(void);
 
-struct rcuhash_table *quiesce_rcuhash_table_alloc(size_t buckets)
+struct rcuhash_table *quiesce_rcuhash_table_alloc(const struct quiesce_rcuhash_alloc *alloc,
+						 size_t buckets)
 {
 	struct rcuhash_table *t;
+	size_t bytes;
 
 	if (buckets > (SIZE_MAX - sizeof(*t)) / sizeof(t->buckets[0]))
 		quiesce_die("rcuhash: %zu buckets do not fit in memory", buckets);
+	bytes = sizeof(*t) + buckets * sizeof(t->buckets[0]);
 	/* Zeroed: every head NULL, empty.  Large arrays come zeroed from mmap. */
-	t = calloc(1, sizeof(*t) + buckets * sizeof(t->buckets[0]));
+	t = alloc ? alloc->calloc(alloc->state, 1, bytes) : calloc(1, bytes);
 	if (!t)
 		quiesce_die("rcuhash: out of memory for %zu buckets", buckets);
 	t->mask = buckets - 1;
+	t->alloc = alloc;
 	return t;
+}
+
+void quiesce_rcuhash_table_free(struct rcuhash_table *t)
+{
+	if (t->alloc)
+		t->alloc->free(t->alloc->state, t);
+	else
+		free(t);
 }
 
 size_t quiesce_rcuhash_buckets_for(size_t nelem)
@@ -92,7 +104,7 @@ struct rcuhash_table *quiesce_rcuhash_locked_table(struct quiesce_rcuhash *ht, u
 
 static void free_table_rcu(struct quiesce_rcu_head *head)
 {
-	free(quiesce_container_of(head, struct rcuhash_table, rcu));
+	quiesce_rcuhash_table_free(quiesce_container_of(head, struct rcuhash_table, rcu));
 }
 
 /*
@@ -107,11 +119,14 @@ static pthread_mutex_t busted_lock = PTHREAD_MUTEX_INITIALIZER;
 static void retire_busted(struct rcuhash_table *t)
 {
 	size_t bytes = sizeof(*t) + (t->mask + 1) * sizeof(t->buckets[0]);
+	const struct quiesce_rcuhash_alloc *alloc = t->alloc;
 
 	/* 0x68 bytes: every head an aligned "node" at an address that faults. */
 	memset(t, 0x68, bytes);
+	t->alloc = alloc;	/* for the free below, which no reader reads */
 	pthread_mutex_lock(&busted_lock);
-	free(busted_kept[busted_next]);
+	if (busted_kept[busted_next])
+		quiesce_rcuhash_table_free(busted_kept[busted_next]);
 	busted_kept[busted_next] = t;
 	busted_next = (busted_next + 1) % BUSTED_KEEP;
 	pthread_mutex_unlock(&busted_lock);
@@ -293,9 +308,9 @@ static size_t resize_target(const struct quiesce_rcuhash *ht, const struct rcuha
 }
 
 /* A resize's array, allocated where the caller says (see the top). */
-static struct rcuhash_table *alloc_array(size_t buckets)
+static struct rcuhash_table *alloc_array(struct quiesce_rcuhash *ht, size_t buckets)
 {
-	struct rcuhash_table *f = quiesce_rcuhash_table_alloc(buckets);
+	struct rcuhash_table *f = quiesce_rcuhash_table_alloc(ht->p.alloc, buckets);
 	void (*hook)(void) = QUIESCE_LOAD(&quiesce_test_rcuhash_alloc_hook);
 
 	if (QUIESCE_UNLIKELY(hook != NULL))
@@ -343,13 +358,13 @@ static void start_locked_busted(struct quiesce_rcuhash *ht, size_t buckets)
 	struct rcuhash_table *f, *t;
 
 	rcuhash_lock(ht, &ht->resize_lock);
-	f = alloc_array(buckets);
+	f = alloc_array(ht, buckets);
 	t = publish_locked(ht, f, true);
 	pthread_mutex_unlock(&ht->resize_lock);
 	if (t)
 		move_batch(ht, t, f, RCUHASH_MOVE_BATCH);
 	else
-		free(f);
+		quiesce_rcuhash_table_free(f);
 }
 
 size_t quiesce_rcuhash_after_update(struct quiesce_rcuhash *ht, const struct rcuhash_stripe *s,
@@ -390,7 +405,7 @@ size_t quiesce_rcuhash_after_update(struct quiesce_rcuhash *ht, const struct rcu
 
 void quiesce_rcuhash_start_resize(struct quiesce_rcuhash *ht, size_t buckets)
 {
-	struct rcuhash_table *f = alloc_array(buckets), *t;
+	struct rcuhash_table *f = alloc_array(ht, buckets), *t;
 
 	rcuhash_read_lock(ht);
 	t = publish(ht, f, true);
@@ -399,7 +414,7 @@ void quiesce_rcuhash_start_resize(struct quiesce_rcuhash *ht, size_t buckets)
 		move_batch(ht, t, f, RCUHASH_MOVE_BATCH);
 	rcuhash_read_unlock(ht);
 	if (!t)
-		free(f);
+		quiesce_rcuhash_table_free(f);
 }
 
 void quiesce_rcuhash_finish_resize(struct quiesce_rcuhash *ht)
@@ -436,7 +451,7 @@ bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem)
 		if (want == buckets)
 			return true;
 		/* Outside the section and the lock, as an updater's (see the top). */
-		f = alloc_array(want);
+		f = alloc_array(ht, want);
 		rcuhash_read_lock(ht);
 		t = publish(ht, f, false);
 		if (t)
@@ -444,7 +459,7 @@ bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem)
 		rcuhash_read_unlock(ht);
 		if (t)
 			return true;
-		free(f);
+		quiesce_rcuhash_table_free(f);
 		rcuhash_lock(ht, &ht->resize_lock);
 		walking = ht->walkers != 0;
 		pthread_mutex_unlock(&ht->resize_lock);

@@ -14,6 +14,11 @@
 #include <urcu/config.h>
 #include <quiesce/compiler.h>
 
+/* The GCC version as one number (10203: 1.2.3), for version tests; clang's too. */
+#ifdef __GNUC__
+#define URCU_GCC_VERSION (__GNUC__ * 10000 + __GNUC_MINOR__ * 100 + __GNUC_PATCHLEVEL__)
+#endif
+
 #define caa_likely(x) __builtin_expect(!!(x), 1)
 #define caa_unlikely(x) __builtin_expect(!!(x), 0)
 

@@ -105,6 +105,26 @@ struct cds_lfht_mm_type {
 	struct cds_lfht_node *(*bucket_at)(struct cds_lfht *ht, unsigned long index);
 };
 
+/*
+ * liburcu 0.15: where a table's memory comes from (the table and its bucket
+ * arrays; the nodes are the program's).  The table calls malloc (its
+ * handle), aligned_alloc (the table beneath), calloc (bucket arrays) and
+ * free, each given state; realloc is never called.  An allocation that
+ * returns NULL makes cds_lfht_new_with_flavor_alloc() return NULL if it is
+ * malloc's, and aborts with a message otherwise (as quiesce does when
+ * malloc() fails).  The struct and its state must outlive the table:
+ * cds_lfht_destroy() waits until its last retired array is given back (a
+ * barrier of the flavor), so they may go once it returns.
+ */
+struct cds_lfht_alloc {
+	void *(*malloc)(void *state, size_t size);
+	void *(*calloc)(void *state, size_t nmemb, size_t size);
+	void *(*realloc)(void *state, void *ptr, size_t size);
+	void *(*aligned_alloc)(void *state, size_t alignment, size_t size);
+	void (*free)(void *state, void *ptr);
+	void *state;
+};
+
 QUIESCE_API extern const struct cds_lfht_mm_type cds_lfht_mm_order;
 QUIESCE_API extern const struct cds_lfht_mm_type cds_lfht_mm_chunk;
 QUIESCE_API extern const struct cds_lfht_mm_type cds_lfht_mm_mmap;
@@ -121,6 +141,14 @@ static inline void cds_lfht_node_init(struct cds_lfht_node *node)
 }
 
 /*
+ * liburcu 0.14: a node that cds_lfht_is_node_deleted() calls deleted until
+ * it is added, so that a program can ask a node whether it is in a table
+ * before its first add as after its del (an add_unique that finds its key
+ * leaves it deleted).
+ */
+QUIESCE_API void cds_lfht_node_init_deleted(struct cds_lfht_node *node);
+
+/*
  * NULL unless init_size and min_nr_alloc_buckets are powers of two and
  * max_nr_buckets is one or 0, as liburcu.  The table holds init_size
  * buckets at first, shrinks automatically (CDS_LFHT_AUTO_RESIZE) no lower
@@ -133,6 +161,26 @@ QUIESCE_API struct cds_lfht *_cds_lfht_new(unsigned long init_size,
 					   const struct cds_lfht_mm_type *mm,
 					   const struct rcu_flavor_struct *flavor,
 					   pthread_attr_t *attr);
+
+/* As _cds_lfht_new(), the table's memory from alloc (NULL: the C library's). */
+QUIESCE_API struct cds_lfht *_cds_lfht_new_with_alloc(unsigned long init_size,
+						      unsigned long min_nr_alloc_buckets,
+						      unsigned long max_nr_buckets, int flags,
+						      const struct cds_lfht_mm_type *mm,
+						      const struct rcu_flavor_struct *flavor,
+						      const struct cds_lfht_alloc *alloc,
+						      pthread_attr_t *attr);
+
+static inline struct cds_lfht *
+cds_lfht_new_with_flavor_alloc(unsigned long init_size, unsigned long min_nr_alloc_buckets,
+			       unsigned long max_nr_buckets, int flags,
+			       const struct rcu_flavor_struct *flavor,
+			       const struct cds_lfht_alloc *alloc, pthread_attr_t *attr)
+{
+	_URCU_QUIESCE_LINK_REF();
+	return _cds_lfht_new_with_alloc(init_size, min_nr_alloc_buckets, max_nr_buckets, flags,
+					NULL, flavor, alloc, attr);
+}
 
 static inline struct cds_lfht *cds_lfht_new_flavor(unsigned long init_size,
 						   unsigned long min_nr_alloc_buckets,
