@@ -437,8 +437,20 @@ void *check_counted_alloc(struct check_counted *c, size_t align, size_t size)
 	return base + hdr;
 }
 
-void check_counted_free(struct check_counted *c, void *ptr)
+void *check_counted_calloc(void *state, size_t n, size_t size)
 {
+	CHECK(!size || n <= SIZE_MAX / size, "calloc(%zu, %zu) overflows", n, size);
+	return check_counted_alloc(state, 16, n * size);
+}
+
+void *check_counted_aligned_alloc(void *state, size_t alignment, size_t size)
+{
+	return check_counted_alloc(state, alignment, size);
+}
+
+void check_counted_free(void *state, void *ptr)
+{
+	struct check_counted *c = state;
 	size_t *words = ptr;
 
 	CHECK(words[-1] == COUNTED_MAGIC, "free of a block not allocated here, or freed twice");

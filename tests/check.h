@@ -223,6 +223,12 @@ struct check_counted {
 
 /* Zeroed, aligned to align (a power of two); NULL when out of memory. */
 void *check_counted_alloc(struct check_counted *c, size_t align, size_t size);
-void check_counted_free(struct check_counted *c, void *ptr);
+/*
+ * The calls a table takes (quiesce_rcuhash_alloc's, and liburcu's
+ * cds_lfht_alloc's of the same names), state a struct check_counted.
+ */
+void *check_counted_calloc(void *state, size_t n, size_t size);
+void *check_counted_aligned_alloc(void *state, size_t alignment, size_t size);
+void check_counted_free(void *state, void *ptr);
 
 #endif

@@ -129,23 +129,6 @@ static void test_auto_shrink(void)
 	free(items);
 }
 
-/* The table's calls to a counting allocator (check.h), state the counts. */
-static void *counted_calloc(void *state, size_t n, size_t size)
-{
-	CHECK(!size || n <= SIZE_MAX / size, "calloc(%zu, %zu) overflows", n, size);
-	return check_counted_alloc(state, 16, n * size);
-}
-
-static void *counted_aligned_alloc(void *state, size_t alignment, size_t size)
-{
-	return check_counted_alloc(state, alignment, size);
-}
-
-static void counted_free(void *state, void *ptr)
-{
-	check_counted_free(state, ptr);
-}
-
 static void *no_memory(void *state, size_t a, size_t b)
 {
 	(void)state, (void)a, (void)b;
@@ -162,9 +145,9 @@ static void test_custom_allocator(void)
 	enum { N = 10000 };
 	static struct check_counted c;
 	const struct quiesce_rcuhash_alloc alloc = {
-		.calloc = counted_calloc,
-		.aligned_alloc = counted_aligned_alloc,
-		.free = counted_free,
+		.calloc = check_counted_calloc,
+		.aligned_alloc = check_counted_aligned_alloc,
+		.free = check_counted_free,
 		.state = &c,
 	};
 	struct rcuhash_params params = int_params;
@@ -200,7 +183,7 @@ static void allocator_out_of_memory(void *arg)
 	const struct quiesce_rcuhash_alloc alloc = {
 		.calloc = no_memory,
 		.aligned_alloc = no_memory,
-		.free = counted_free,
+		.free = check_counted_free,
 	};
 	struct rcuhash_params params = int_params;
 
