@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -44,6 +45,7 @@ static struct cds_wfcq_head head;
 static struct cds_wfcq_tail tail;
 static atomic_uint consumed[PRODUCERS][PER_PRODUCER];
 static atomic_ulong taken, violations, splices;
+static atomic_uint producers_done;
 static atomic_bool stop;
 
 static void violation(const char *what, unsigned a, unsigned b)
@@ -65,6 +67,7 @@ static void *producer(void *arg)
 		cds_wfcq_node_init(&j->wfcq);
 		cds_wfcq_enqueue(&head, &tail, &j->wfcq);
 	}
+	atomic_fetch_add(&producers_done, 1);
 	return NULL;
 }
 
@@ -102,6 +105,8 @@ static void *dequeuer(void *arg)
 
 		if (n)
 			take(&v, n);
+		else
+			sched_yield();	/* empty: see splicer() */
 	}
 	return NULL;
 }
@@ -123,8 +128,15 @@ static void *splicer(void *arg)
 		ret = __cds_wfcq_splice_blocking(&mine, &mine_tail, &head, &tail);
 		cds_wfcq_dequeue_unlock(&head, &tail);
 
-		if (ret == CDS_WFCQ_RET_SRC_EMPTY)
+		/*
+		 * Empty: the producers' turn.  Under valgrind, whose threads
+		 * run one at a time, a consumer that spins here holds its turn
+		 * while the control's producers yield after every enqueue.
+		 */
+		if (ret == CDS_WFCQ_RET_SRC_EMPTY) {
+			sched_yield();
 			continue;
+		}
 		if (ret != CDS_WFCQ_RET_DEST_EMPTY)
 			violation("splice into an empty queue did not say so", (unsigned)ret, 0);
 		atomic_fetch_add(&splices, 1);
@@ -148,12 +160,21 @@ static void wfcq_mpmc(void *busted)
 	atomic_store(&taken, 0);
 	atomic_store(&splices, 0);
 	atomic_store(&violations, 0);
+	atomic_store(&producers_done, 0);
 	atomic_store(&stop, false);
 	cds_wfcq_init(&head, &tail);
 	pthread_create(&c[0], NULL, dequeuer, NULL);
 	pthread_create(&c[1], NULL, splicer, NULL);
 	for (unsigned i = 0; i < PRODUCERS; i++)
 		pthread_create(&p[i], NULL, producer, (void *)(uintptr_t)i);
+	/* A violation ends the test at once, without waiting for the producers. */
+	progress = check_now_ns();
+	while (atomic_load(&producers_done) < PRODUCERS && !atomic_load(&violations)) {
+		CHECK(check_now_ns() - progress < CHECK_HANG_MS * 1000000ull,
+		      "producers: stuck for %u ms", CHECK_HANG_MS);
+		check_sleep_us(1000);	/* until the producers finish or a consumer reports */
+	}
+	CHECK(!atomic_load(&violations), "%lu violations", atomic_load(&violations));
 	for (unsigned i = 0; i < PRODUCERS; i++)
 		check_join_within(p[i], CHECK_HANG_MS, "producer");
 	/* A lost node stops the count short: a violation, after a long stall. */
