@@ -30,7 +30,7 @@
 
 #include "check.h"
 
-static atomic_int step;	/* the holder's progress, driven by run() */
+static atomic_int step;	/* the holder's progress, driven by holds_until_step_2() */
 static atomic_bool sync_done;
 
 static bool at_step_1(void *arg) { return atomic_load(&step) == 1; }
@@ -40,7 +40,7 @@ static bool sync_is_done(void *arg) { return atomic_load(&sync_done); }
 static void wait_for_step(int s)
 {
 	while (atomic_load(&step) != s)
-		check_sleep_us(100);	/* run() moves the step on */
+		check_sleep_us(100);	/* holds_until_step_2() moves the step on */
 }
 
 /* memb: a section through static/urcu-memb.h's names, until step 2. */
