@@ -1,7 +1,8 @@
 /*
  * test_rwsem_api: the rw_semaphore's calls one by one - initializers,
  * trylocks, timeouts, downgrade, readers woken as one batch, new readers
- * queueing behind a waiting writer, and the hand-off bit.
+ * queueing behind a waiting writer, the hand-off bit, and a woken writer
+ * that loses the lock before it runs.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -316,6 +317,42 @@ static void test_handoff_blocks_stealing(void)
 	assert_idle(&sem);
 }
 
+/*
+ * A writer woken from its sleep can find the lock taken again before it
+ * runs (a running reader steals it).  Releases made while the woken writer
+ * was on its way do not wake it again, so its failed try must leave it
+ * where the next release wakes it: else it sleeps for ever.  The race is
+ * the releaser's to win (it is running, the writer is waking up); rounds
+ * in which the writer won anyway are run again.
+ */
+static void test_woken_writer_that_loses_is_woken_again(void)
+{
+	int lost = 0;
+
+	for (int round = 0; round < 200 && !lost; round++) {
+		struct rw_semaphore sem = RWSEM_INITIALIZER;
+		struct holder writer = { .sem = &sem, .write = true };
+		pthread_t wt;
+
+		down_read(&sem);
+		start(&wt, holder_thread, &writer);
+		wait_contended(&sem);
+		check_sleep_us(2000);		/* past its spin, asleep */
+		up_read(&sem);			/* wakes it */
+		if (down_read_timeout(&sem, 0) == 0) {
+			lost = 1;
+			check_sleep_us(SETTLE_US);	/* it tries, fails, sleeps */
+			up_read(&sem);
+		}
+		CHECK(eventually(&writer.acquired), "a woken writer that lost the lock was "
+		      "never woken again (round %d)", round);
+		__atomic_store_n(&writer.release, 1, __ATOMIC_RELEASE);
+		join(wt);
+		assert_idle(&sem);
+	}
+	CHECK(lost, "in 200 rounds, a woken writer never lost the lock to a running reader");
+}
+
 int main(void)
 {
 	test_initializers_and_trylocks();
@@ -324,6 +361,7 @@ int main(void)
 	test_downgrade_wakes_readers();
 	test_readers_do_not_overtake_writer();
 	test_handoff_blocks_stealing();
+	test_woken_writer_that_loses_is_woken_again();
 	printf("rwsem api: ok\n");
 	return 0;
 }

@@ -67,6 +67,7 @@ extern "C" {
 #define QUIESCE_RWSEM_WRITER_LOCKED (1UL << 0)	/* a writer holds the lock */
 #define QUIESCE_RWSEM_WAITERS (1UL << 1)	/* the wait queue is not empty */
 #define QUIESCE_RWSEM_HANDOFF (1UL << 2)	/* the first waiter is owed the lock */
+#define QUIESCE_RWSEM_WRITER_WOKEN (1UL << 3)	/* the first waiter, a writer, was woken */
 #define QUIESCE_RWSEM_READER_SHIFT 8
 #define QUIESCE_RWSEM_READER_BIAS (1UL << QUIESCE_RWSEM_READER_SHIFT)
 #define QUIESCE_RWSEM_READ_BLOCKED \
@@ -221,7 +222,7 @@ static inline bool quiesce_down_write_trylock(struct quiesce_rwsem *sem)
 {
 	unsigned long count = QUIESCE_LOAD(&sem->count);
 
-	while (!(count & ~QUIESCE_RWSEM_WAITERS)) {
+	while (!(count & ~(QUIESCE_RWSEM_WAITERS | QUIESCE_RWSEM_WRITER_WOKEN))) {
 		/* Acquire: as in down_write(). */
 		if (__atomic_compare_exchange_n(&sem->count, &count,
 						count | QUIESCE_RWSEM_WRITER_LOCKED, true,
@@ -246,7 +247,9 @@ static inline void quiesce_up_write(struct quiesce_rwsem *sem)
 	 * next; pairs with the acquire in down_read() and down_write().
 	 */
 	old = __atomic_fetch_sub(&sem->count, QUIESCE_RWSEM_WRITER_LOCKED, __ATOMIC_RELEASE);
-	if (QUIESCE_UNLIKELY(old & QUIESCE_RWSEM_WAITERS))
+	/* A writer already woken will see this release when it tries the lock. */
+	if (QUIESCE_UNLIKELY((old & (QUIESCE_RWSEM_WAITERS | QUIESCE_RWSEM_WRITER_WOKEN)) ==
+			     QUIESCE_RWSEM_WAITERS))
 		quiesce_rwsem_wake(sem);
 }
 

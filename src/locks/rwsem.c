@@ -12,6 +12,8 @@
  *   bit 0  WRITER_LOCKED  a writer holds the lock
  *   bit 1  WAITERS        the wait queue is not empty
  *   bit 2  HANDOFF        the first waiter is owed the lock
+ *   bit 3  WRITER_WOKEN   the first waiter is a writer, woken and not yet
+ *                         back from its next try for the lock
  *   8..    readers        one READER_BIAS per reader holding the lock, or
  *                         in down_read() on the way to the queue
  *
@@ -32,6 +34,11 @@
  *      take a free lock: readers see it in the fast path and steal only
  *      without it, spinning and queued writers check it, and new fast-path
  *      writers need a zero count.
+ *  (4) WRITER_WOKEN is set only under queue_lock, by the waker of a writer
+ *      at the head (its woken flag says so), and cleared only by that
+ *      writer's own compare-and-swap when it next tries the lock, whether
+ *      the try takes the lock or fails.  A try is the compare-and-swap of
+ *      the count it judged, so it sees every release before it.
  *
  * Who wakes whom
  *  - A waiter queues with queue_lock held and WAITERS set, then looks at
@@ -43,6 +50,12 @@
  *  - up_write() wakes when WAITERS was set; up_read() when its release
  *    left no holder and WAITERS set.  A reader that took its bias back on
  *    the way to the queue does the same check for the value it left.
+ *  - Neither wakes when WRITER_WOKEN was set: the writer at the head has
+ *    been woken and will try the lock after this release (invariant 4).
+ *    Without the bit, every release while a woken writer waits for a CPU
+ *    (milliseconds, with more threads than CPUs) took queue_lock to wake
+ *    it again, and every reader stealing the lock took it to find no
+ *    readers at the head.
  *  - Wake-up: a writer at the head is signalled and takes the lock itself
  *    (or finds it stolen and sleeps again); readers at the head are
  *    granted the lock together: the waker adds their biases to the count
@@ -88,6 +101,7 @@
 #define WRITER_LOCKED QUIESCE_RWSEM_WRITER_LOCKED
 #define WAITERS QUIESCE_RWSEM_WAITERS
 #define HANDOFF QUIESCE_RWSEM_HANDOFF
+#define WRITER_WOKEN QUIESCE_RWSEM_WRITER_WOKEN
 #define READER_BIAS QUIESCE_RWSEM_READER_BIAS
 /* Held, by a writer or by readers (or a reader on its way to the queue). */
 #define LOCKED_MASK (WRITER_LOCKED | ~(READER_BIAS - 1))
@@ -122,6 +136,7 @@ struct quiesce_rwsem_waiter {
 	enum waiter_kind kind;
 	bool queued;					/* under queue_lock */
 	bool handoff_set;				/* under queue_lock */
+	bool woken;		/* under queue_lock: WRITER_WOKEN is set for it */
 	int word;					/* atomic */
 };
 
@@ -157,6 +172,28 @@ static bool spinning_pays(void)
 static unsigned long writer_blockers(void)
 {
 	return QUIESCE_LOAD(&quiesce_rwsem_test_busted_writer) ? WRITER_LOCKED : LOCKED_MASK;
+}
+
+/*
+ * A spin's time budget.  The clock is first read after SPIN_CLOCK_EVERY
+ * rounds, when the budget starts: a spin that ends at once, as most do on
+ * a lock held for nanoseconds at a time, reads no clock at all.
+ */
+struct spin_budget {
+	uint64_t until;		/* 0 until the clock is first read */
+	uint32_t ns;
+	unsigned rounds;
+};
+
+static bool spin_budget_spent(struct spin_budget *b)
+{
+	if (++b->rounds % SPIN_CLOCK_EVERY)
+		return false;
+	if (!b->until) {
+		b->until = quiesce_now_ns() + b->ns;
+		return false;
+	}
+	return quiesce_now_ns() > b->until;
 }
 
 static uint64_t deadline_after(uint64_t timeout_ns)
@@ -229,16 +266,23 @@ static void mark_wake(struct quiesce_rwsem *sem, enum wake_kind kind, struct wak
 	if (!first)
 		return;
 	if (first->kind == WAITER_WRITER) {
+		unsigned long bits = WRITER_WOKEN;
+
 		if (kind != WAKE_ANY)
 			return;
 		/*
 		 * A writer owed the lock gets it even if it is slow to run:
-		 * nobody can steal it in the meantime.
+		 * nobody can steal it in the meantime.  Relaxed: the writer
+		 * reads the bits under queue_lock, and releasers act on them
+		 * only through their own operations on the count.
 		 */
 		if (!first->handoff_set && waited_too_long(first)) {
-			__atomic_fetch_or(&sem->count, HANDOFF, __ATOMIC_RELAXED);
+			bits |= HANDOFF;
 			first->handoff_set = true;
 		}
+		if (!first->woken || (bits & HANDOFF))
+			__atomic_fetch_or(&sem->count, bits, __ATOMIC_RELAXED);
+		first->woken = true;
 		signal_waiter(first, batch);
 		return;
 	}
@@ -293,7 +337,7 @@ static void mark_wake(struct quiesce_rwsem *sem, enum wake_kind kind, struct wak
 /* Under queue_lock: wakes what the count, as last seen, lets in. */
 static void cond_wake(struct quiesce_rwsem *sem, unsigned long count, struct wake_batch *batch)
 {
-	if (count & WRITER_LOCKED)
+	if (count & (WRITER_LOCKED | WRITER_WOKEN))
 		return;
 	mark_wake(sem, (count & LOCKED_MASK) ? WAKE_READERS : WAKE_ANY, batch);
 }
@@ -327,16 +371,16 @@ void quiesce_rwsem_wake(struct quiesce_rwsem *sem)
 /* Returns true once signalled, false at the deadline. */
 static bool wait_for_signal(struct quiesce_rwsem_waiter *w, uint64_t deadline)
 {
-	uint64_t until = spinning_pays() ? quiesce_now_ns() + WAITER_SPIN_NS : 0;
+	struct spin_budget spin = { .ns = WAITER_SPIN_NS };
 	int pending = WORD_PENDING;
 
-	for (unsigned i = 1; until; i++) {
-		/* Acquire: pairs with the release in signal_waiter(). */
-		if (__atomic_load_n(&w->word, __ATOMIC_ACQUIRE) == WORD_SIGNALLED)
-			return true;
-		if (i % SPIN_CLOCK_EVERY == 0 && quiesce_now_ns() > until)
-			break;
-		quiesce_cpu_relax();
+	if (spinning_pays()) {
+		do {
+			/* Acquire: pairs with the release in signal_waiter(). */
+			if (__atomic_load_n(&w->word, __ATOMIC_ACQUIRE) == WORD_SIGNALLED)
+				return true;
+			quiesce_cpu_relax();
+		} while (!spin_budget_spent(&spin));
 	}
 	__atomic_compare_exchange_n(&w->word, &pending, WORD_SLEEPING, false, __ATOMIC_RELAXED,
 				    __ATOMIC_RELAXED);
@@ -367,12 +411,11 @@ static bool wait_for_signal(struct quiesce_rwsem_waiter *w, uint64_t deadline)
  */
 static bool spin_for_read(struct quiesce_rwsem *sem, unsigned long *count)
 {
-	uint64_t until;
+	struct spin_budget spin = { .ns = READER_SPIN_NS };
 
 	if (!spinning_pays())
 		return false;
-	until = quiesce_now_ns() + READER_SPIN_NS;
-	for (unsigned i = 1;; i++) {
+	for (;;) {
 		quiesce_cpu_relax();
 		/* Acquire: pairs with the release in up_write() and downgrade_write(). */
 		*count = __atomic_load_n(&sem->count, __ATOMIC_ACQUIRE);
@@ -380,7 +423,7 @@ static bool spin_for_read(struct quiesce_rwsem *sem, unsigned long *count)
 			return true;
 		if (!(*count & WRITER_LOCKED) || (*count & (WAITERS | HANDOFF)))
 			return false;
-		if (i % SPIN_CLOCK_EVERY == 0 && quiesce_now_ns() > until)
+		if (spin_budget_spent(&spin))
 			return false;
 	}
 }
@@ -405,7 +448,8 @@ int quiesce_rwsem_read_slowpath(struct quiesce_rwsem *sem, unsigned long count,
 	 * so that a stream of readers cannot keep a writer waiting.)
 	 */
 	if (!(count & (WRITER_LOCKED | HANDOFF)) && (count >> QUIESCE_RWSEM_READER_SHIFT) == 1) {
-		if (count & WAITERS) {
+		/* With a writer woken at the head there are no readers to let in. */
+		if ((count & (WAITERS | WRITER_WOKEN)) == WAITERS) {
 			quiesce_rwsem_queue_lock(&sem->queue_lock);
 			mark_wake(sem, WAKE_READ_OWNED, &batch);
 			quiesce_rwsem_queue_unlock(&sem->queue_lock);
@@ -461,12 +505,11 @@ static bool spin_for_write(struct quiesce_rwsem *sem, uintptr_t self, bool prech
 {
 	unsigned long blockers = writer_blockers() | HANDOFF;
 	unsigned long count = QUIESCE_LOAD(&sem->count);
-	uint64_t until;
+	struct spin_budget spin = { .ns = WRITER_SPIN_NS };
 
 	if (!spinning_pays())
 		return false;
-	until = quiesce_now_ns() + WRITER_SPIN_NS;
-	for (unsigned i = 1;; i++) {
+	for (;;) {
 		if (precheck) {
 			/* Acquire: pairs with the release in up_read() and up_write(). */
 			if (!(count & blockers) &&
@@ -483,7 +526,7 @@ static bool spin_for_write(struct quiesce_rwsem *sem, uintptr_t self, bool prech
 				goto acquired;
 			count = expected;
 		}
-		if ((count & HANDOFF) || (i % SPIN_CLOCK_EVERY == 0 && quiesce_now_ns() > until))
+		if ((count & HANDOFF) || spin_budget_spent(&spin))
 			return false;
 		quiesce_cpu_relax();
 		if (precheck)
@@ -496,17 +539,19 @@ acquired:
 
 /*
  * Under queue_lock: a queued writer takes the lock, or, at the head of
- * the queue after waiting too long, sets HANDOFF.
+ * the queue after waiting too long, sets HANDOFF.  A woken writer's try
+ * clears WRITER_WOKEN in the same compare-and-swap, either way.
  */
 static bool write_lock_queued(struct quiesce_rwsem *sem, struct quiesce_rwsem_waiter *w,
 			      uintptr_t self, bool precheck)
 {
 	unsigned long blockers = writer_blockers();
-	bool first = sem->first == w, alone = first && !w->next;
+	unsigned long woken = w->woken ? WRITER_WOKEN : 0;
+	bool first = sem->first == w, alone = first && !w->next, take;
 	unsigned long count, next;
 
 	if (!precheck) {
-		count = WAITERS | (w->handoff_set ? HANDOFF : 0);
+		count = WAITERS | woken | (w->handoff_set ? HANDOFF : 0);
 		/* Acquire: pairs with the release in up_read() and up_write(). */
 		if (__atomic_compare_exchange_n(&sem->count, &count,
 						WRITER_LOCKED | (alone ? 0 : WAITERS), false,
@@ -516,25 +561,32 @@ static bool write_lock_queued(struct quiesce_rwsem *sem, struct quiesce_rwsem_wa
 		count = QUIESCE_LOAD(&sem->count);
 	}
 	do {
+		/* Owed to the head; a woken writer is the head (invariant 4). */
 		if ((count & HANDOFF) && !w->handoff_set)
 			return false;
-		if (count & blockers) {
-			if ((count & HANDOFF) || !first || !waited_too_long(w))
+		take = !(count & blockers);
+		if (!take) {
+			next = count & ~woken;
+			if (!(count & HANDOFF) && first && waited_too_long(w))
+				next |= HANDOFF;
+			if (next == count)
 				return false;
-			next = count | HANDOFF;
 		} else {
-			next = (count | WRITER_LOCKED) & ~HANDOFF;
+			next = (count | WRITER_LOCKED) & ~(HANDOFF | woken);
 			if (alone)
 				next &= ~WAITERS;
 		}
 		/* Acquire: as above. */
 	} while (!__atomic_compare_exchange_n(&sem->count, &count, next, false, __ATOMIC_ACQUIRE,
 					      __ATOMIC_RELAXED));
-	if (next & HANDOFF) {
-		w->handoff_set = true;
+	if (!take) {
+		w->woken = false;
+		if (next & HANDOFF)
+			w->handoff_set = true;
 		return false;
 	}
 acquired:
+	w->woken = false;
 	dequeue(sem, w);
 	QUIESCE_STORE(&sem->owner, self);
 	return true;
@@ -593,7 +645,7 @@ void quiesce_rwsem_up_read_slowpath(struct quiesce_rwsem *sem, unsigned long old
 			    "use up_write()");
 	if (old < READER_BIAS)
 		quiesce_die("up_read() on an rw_semaphore that is not read-locked");
-	if (((old - READER_BIAS) & (LOCKED_MASK | WAITERS)) == WAITERS)
+	if (((old - READER_BIAS) & (LOCKED_MASK | WAITERS | WRITER_WOKEN)) == WAITERS)
 		quiesce_rwsem_wake(sem);
 }
 
@@ -624,7 +676,7 @@ void quiesce_downgrade_write(struct quiesce_rwsem *sem)
 	 * pairs with the acquire in down_read() and mark_wake().
 	 */
 	old = __atomic_fetch_add(&sem->count, READER_BIAS - WRITER_LOCKED, __ATOMIC_RELEASE);
-	if (old & WAITERS) {
+	if ((old & (WAITERS | WRITER_WOKEN)) == WAITERS) {
 		quiesce_rwsem_queue_lock(&sem->queue_lock);
 		mark_wake(sem, WAKE_READ_OWNED, &batch);
 		quiesce_rwsem_queue_unlock(&sem->queue_lock);
