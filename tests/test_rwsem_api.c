@@ -270,6 +270,15 @@ static void test_downgrade_wakes_readers(void)
 	assert_idle(&sem);
 }
 
+/* This thread read-locks sem, and a writer thread queues behind it. */
+static void queue_writer_behind_read_hold(struct rw_semaphore *sem, struct holder *writer,
+					  pthread_t *wt)
+{
+	down_read(sem);
+	start(wt, holder_thread, writer);
+	wait_contended(sem);
+}
+
 /* While a writer waits, new readers queue behind it instead of barging in. */
 static void test_readers_do_not_overtake_writer(void)
 {
@@ -277,9 +286,7 @@ static void test_readers_do_not_overtake_writer(void)
 	struct holder writer = { .sem = &sem, .write = true };
 	pthread_t wt;
 
-	down_read(&sem);
-	start(&wt, holder_thread, &writer);
-	wait_contended(&sem);
+	queue_writer_behind_read_hold(&sem, &writer, &wt);
 	CHECK(!down_read_trylock(&sem), "a read trylock overtook a waiting writer");
 	expect_timeout(&sem, false);
 	up_read(&sem);
@@ -334,9 +341,7 @@ static void test_woken_writer_that_loses_is_woken_again(void)
 		struct holder writer = { .sem = &sem, .write = true };
 		pthread_t wt;
 
-		down_read(&sem);
-		start(&wt, holder_thread, &writer);
-		wait_contended(&sem);
+		queue_writer_behind_read_hold(&sem, &writer, &wt);
 		check_sleep_us(2000);		/* past its spin, asleep */
 		up_read(&sem);			/* wakes it */
 		if (down_read_timeout(&sem, 0) == 0) {
