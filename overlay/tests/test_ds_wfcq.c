@@ -7,8 +7,11 @@
  * Every node enqueued must come out exactly once, each consumer must see
  * each producer's nodes in the order they were enqueued, and splice must
  * return liburcu's codes.  The control, quiesce's enqueue that publishes a
- * node before clearing its link, must be caught (nodes lost or taken
- * twice, or a consumer lost in freed memory).  cds_lfq: the same
+ * node before clearing its link, must be caught: its late store cuts the
+ * queue behind its node (nodes lost, or taken twice), or, when a consumer
+ * was quick enough to take the node first, lands in a node already taken.
+ * Taken nodes are therefore kept, their link poisoned, until the run
+ * ends, and a poison found overwritten is a violation.  cds_lfq: the same
  * exactly-once and per-producer order, under rcu_read_lock(), nodes freed
  * through call_rcu() and poisoned there, and destroy's -EPERM while not
  * empty.
@@ -33,6 +36,8 @@
 #define LIVE 0x4c495645u
 #define TOTAL (PRODUCERS * PER_PRODUCER)
 #define STALL_NS (5ull * 1000000000ull)
+/* The link of a taken node, which nothing may write again. */
+#define TAKEN_LINK ((struct cds_wfcq_node *)(uintptr_t)0x7a6b656eu)
 
 struct job {
 	unsigned producer, seq, magic;
@@ -44,6 +49,7 @@ struct job {
 static struct cds_wfcq_head head;
 static struct cds_wfcq_tail tail;
 static atomic_uint consumed[PRODUCERS][PER_PRODUCER];
+static struct job *taken_jobs[PRODUCERS][PER_PRODUCER];	/* freed when the run ends */
 static atomic_ulong taken, violations, splices;
 static atomic_uint producers_done;
 static atomic_bool stop;
@@ -87,10 +93,14 @@ static void take(struct view *v, struct cds_wfcq_node *n)
 	if ((int)j->seq <= v->last[j->producer])
 		violation("a producer's nodes out of order", j->producer, j->seq);
 	v->last[j->producer] = (int)j->seq;
-	if (atomic_fetch_add(&consumed[j->producer][j->seq], 1))
+	if (atomic_fetch_add(&consumed[j->producer][j->seq], 1)) {
 		violation("a node dequeued twice", j->producer, j->seq);
+		return;
+	}
 	j->magic = 0;
-	free(j);
+	/* Relaxed atomic: an enqueuer's stray store into it races with this one. */
+	__atomic_store_n(&j->wfcq.next, TAKEN_LINK, __ATOMIC_RELAXED);
+	taken_jobs[j->producer][j->seq] = j;
 	atomic_fetch_add(&taken, 1);
 }
 
@@ -194,9 +204,16 @@ static void wfcq_mpmc(void *busted)
 	for (unsigned i = 0; i < 2; i++)
 		check_join_within(c[i], CHECK_HANG_MS, "consumer");
 	for (unsigned p_ = 0; p_ < PRODUCERS; p_++)
-		for (unsigned i = 0; i < PER_PRODUCER; i++)
+		for (unsigned i = 0; i < PER_PRODUCER; i++) {
+			struct job *j = taken_jobs[p_][i];
+
 			CHECK(atomic_load(&consumed[p_][i]) == 1, "node %u of %u taken %u times", i, p_,
 			      atomic_load(&consumed[p_][i]));
+			CHECK(__atomic_load_n(&j->wfcq.next, __ATOMIC_RELAXED) == TAKEN_LINK,
+			      "node %u of %u: its link was written after it was taken", i, p_);
+			free(j);
+			taken_jobs[p_][i] = NULL;
+		}
 	CHECK(cds_wfcq_empty(&head, &tail), "empty at the end");
 	cds_wfcq_destroy(&head, &tail);
 	printf("cds_wfcq: %u nodes, %lu splices, each taken once, in order\n",
