@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <quiesce/rwsem.h>
 
@@ -220,6 +221,7 @@ static void test_reader_batch(void)
 struct holder {
 	struct rw_semaphore *sem;
 	bool write;
+	int tid;		/* atomic: set before it locks */
 	int acquired;
 	int release;
 };
@@ -228,6 +230,7 @@ static void *holder_thread(void *p)
 {
 	struct holder *h = p;
 
+	__atomic_store_n(&h->tid, (int)gettid(), __ATOMIC_RELEASE);
 	if (h->write)
 		down_write(h->sem);
 	else
@@ -324,13 +327,32 @@ static void test_handoff_blocks_stealing(void)
 	assert_idle(&sem);
 }
 
+/* How many times thread tid has gone to sleep (its voluntary switches). */
+static long sleeps_of(int tid)
+{
+	char path[64], line[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	f = fopen(path, "r");
+	CHECK(f != NULL, "cannot open %s", path);
+	while (n < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) != 1)
+			n = -1;
+	fclose(f);
+	CHECK(n >= 0, "no voluntary_ctxt_switches in %s", path);
+	return n;
+}
+
 /*
  * A writer woken from its sleep can find the lock taken again before it
  * runs (a running reader steals it).  Releases made while the woken writer
  * was on its way do not wake it again, so its failed try must leave it
  * where the next release wakes it: else it sleeps for ever.  The race is
  * the releaser's to win (it is running, the writer is waking up); rounds
- * in which the writer won anyway are run again.
+ * in which the writer won anyway are run again.  The reader lets go only
+ * once the writer has gone back to sleep, so after its failed try.
  */
 static void test_woken_writer_that_loses_is_woken_again(void)
 {
@@ -341,12 +363,21 @@ static void test_woken_writer_that_loses_is_woken_again(void)
 		struct holder writer = { .sem = &sem, .write = true };
 		pthread_t wt;
 
+		long sleeps;
+
 		queue_writer_behind_read_hold(&sem, &writer, &wt);
 		check_sleep_us(2000);		/* past its spin, asleep */
+		sleeps = sleeps_of(__atomic_load_n(&writer.tid, __ATOMIC_ACQUIRE));
 		up_read(&sem);			/* wakes it */
 		if (down_read_timeout(&sem, 0) == 0) {
+			uint64_t give_up = check_now_ns() + PATIENCE_NS;
+
 			lost = 1;
-			check_sleep_us(SETTLE_US);	/* it tries, fails, sleeps */
+			/* It tries, fails, sleeps again. */
+			while (sleeps_of(writer.tid) == sleeps) {
+				CHECK(check_now_ns() < give_up, "the woken writer never slept again");
+				check_sleep_us(200);
+			}
 			up_read(&sem);
 		}
 		CHECK(eventually(&writer.acquired), "a woken writer that lost the lock was "
