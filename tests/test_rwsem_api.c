@@ -362,19 +362,20 @@ static void test_woken_writer_that_loses_is_woken_again(void)
 		struct rw_semaphore sem = RWSEM_INITIALIZER;
 		struct holder writer = { .sem = &sem, .write = true };
 		pthread_t wt;
-
 		long sleeps;
+		int tid;
 
 		queue_writer_behind_read_hold(&sem, &writer, &wt);
 		check_sleep_us(2000);		/* past its spin, asleep */
-		sleeps = sleeps_of(__atomic_load_n(&writer.tid, __ATOMIC_ACQUIRE));
+		tid = __atomic_load_n(&writer.tid, __ATOMIC_ACQUIRE);
+		sleeps = sleeps_of(tid);
 		up_read(&sem);			/* wakes it */
 		if (down_read_timeout(&sem, 0) == 0) {
 			uint64_t give_up = check_now_ns() + PATIENCE_NS;
 
 			lost = 1;
 			/* It tries, fails, sleeps again. */
-			while (sleeps_of(writer.tid) == sleeps) {
+			while (sleeps_of(tid) == sleeps) {
 				CHECK(check_now_ns() < give_up, "the woken writer never slept again");
 				check_sleep_us(200);
 			}

@@ -98,7 +98,7 @@ static void take(struct view *v, struct cds_wfcq_node *n)
 		return;
 	}
 	j->magic = 0;
-	/* Relaxed atomic: an enqueuer's stray store into it races with this one. */
+	/* Atomic: the control's late store into the link races with this one. */
 	__atomic_store_n(&j->wfcq.next, TAKEN_LINK, __ATOMIC_RELAXED);
 	taken_jobs[j->producer][j->seq] = j;
 	atomic_fetch_add(&taken, 1);

@@ -136,7 +136,7 @@ struct quiesce_rwsem_waiter {
 	enum waiter_kind kind;
 	bool queued;					/* under queue_lock */
 	bool handoff_set;				/* under queue_lock */
-	bool woken;		/* under queue_lock: WRITER_WOKEN is set for it */
+	bool woken;					/* under queue_lock, see (4) */
 	int word;					/* atomic */
 };
 
