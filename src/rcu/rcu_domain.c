@@ -139,11 +139,6 @@ QUIESCE_CACHELINE_ALIGNED struct quiesce_rcu_gp_word quiesce_rcu_gp_word = {
 	.ctr = 1,	/* phase 0, nesting depth 1 */
 };
 
-static bool reader_blocks(unsigned long ctr, unsigned long phase)
-{
-	return (ctr & QUIESCE_RCU_NEST_MASK) && ((ctr ^ phase) & ~QUIESCE_RCU_NEST_MASK);
-}
-
 /*
  * Counts the readers still inside a section entered before the current
  * phase; describes up to cap of them for a stall report.
@@ -158,7 +153,7 @@ static unsigned rcu_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_sta
 	pthread_mutex_lock(&quiesce_registry_lock);
 	quiesce_registry_for_each(e) {
 		/* Acquire: pairs with the release store in rcu_read_unlock(). */
-		if (!reader_blocks(QUIESCE_LOAD_ACQUIRE(&e->reader->ctr), phase))
+		if (!quiesce_rcu_ctr_blocks(QUIESCE_LOAD_ACQUIRE(&e->reader->ctr), phase))
 			continue;
 		if (blocking < cap)
 			quiesce_stall_describe_thread(&stalled[blocking], names[blocking], e->tid,

@@ -87,11 +87,6 @@ QUIESCE_CACHELINE_ALIGNED struct quiesce_rcu_mb_gp_word quiesce_rcu_mb_gp_word =
 
 bool quiesce_test_busted_rcu_mb;
 
-static bool reader_blocks(unsigned long ctr, unsigned long phase)
-{
-	return (ctr & QUIESCE_RCU_NEST_MASK) && ((ctr ^ phase) & ~QUIESCE_RCU_NEST_MASK);
-}
-
 /*
  * Counts the mb readers still inside a section entered before the current
  * phase; describes up to cap of them for a stall report.
@@ -112,7 +107,8 @@ static unsigned mb_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_stal
 		 * (a) and (c), and acquire for the release store of (b).
 		 */
 		if (!e->mb_reader ||
-		    !reader_blocks(__atomic_load_n(&e->mb_reader->ctr, __ATOMIC_SEQ_CST), phase))
+		    !quiesce_rcu_ctr_blocks(__atomic_load_n(&e->mb_reader->ctr, __ATOMIC_SEQ_CST),
+					    phase))
 			continue;
 		if (blocking < cap)
 			quiesce_stall_describe_thread(&stalled[blocking], names[blocking], e->tid,

@@ -47,6 +47,17 @@ extern unsigned long quiesce_registry_count;
  */
 #define QUIESCE_RCU_WAITING QUIESCE_RCU_PHASE_ONE
 
+/*
+ * Whether a reader counter laid out as the default domain's (phase in the
+ * high bits, nesting depth in the low ones, include/quiesce/rcu.h; the mb
+ * domain's is the same) is inside a section entered at a phase other than
+ * `phase`, and so holds the grace period that flipped to `phase`.
+ */
+static inline bool quiesce_rcu_ctr_blocks(unsigned long ctr, unsigned long phase)
+{
+	return (ctr & QUIESCE_RCU_NEST_MASK) && ((ctr ^ phase) & ~QUIESCE_RCU_NEST_MASK);
+}
+
 /* The calling thread's entry (in static TLS, so signal handlers may use it). */
 struct quiesce_registry_entry *quiesce_registry_self(void);
 
