@@ -67,7 +67,25 @@
  * beside the count cost two more, a fifth of a grace period with no
  * reader).
  *
- * fork(): every domain that ever ran a grace period is on a list.  A grace
+ * Sleeping on gp_ended.  Its low bit (GP_ENDED_SLEEPERS) says that a caller
+ * went to sleep on it since the last bump; the rest counts the owners that
+ * were done.  A caller reads the word, then the sequence number, and if it
+ * still has to wait, sets the bit with a compare-exchange from the value it
+ * read and sleeps on the result.  An owner, once done, adds GP_ENDED_STEP
+ * and clears the bit in one compare-exchange, and wakes the sleepers only
+ * if the bit was set.  Every step is on the one word, so they fall in one
+ * order: an owner done before the caller's read changed the value read, and
+ * the caller saw its grace period end (the owner's count store precedes
+ * its bump); one done between the read and the caller's compare-exchange
+ * makes that fail, and the caller looks again; one done after it finds the
+ * bit and wakes, or changes the word before the caller's futex wait, which
+ * then returns at once.  So a sleeper is never missed, and owners skip the
+ * wake-up system call while nobody has gone to sleep since the last one
+ * (woken callers may take a while to get a CPU, and grace periods run
+ * meanwhile).
+ *
+ * fork(): every domain that ever ran a grace period is on a list, whose
+ * lock is held across fork() so that the child copies it whole.  A grace
  * period that ran in the parent has no thread in the child: the child's
  * count goes back to even, to before it started, and the child's first
  * caller runs it again from the start.
@@ -85,6 +103,11 @@
 
 bool quiesce_test_busted_gp;
 bool quiesce_test_busted_past_flip;
+void (*quiesce_test_gp_hook)(struct quiesce_gp_domain *d, int where);
+
+/* gp_ended: a caller sleeps on it (low bit), and each owner's bump (see the top). */
+#define GP_ENDED_SLEEPERS 1
+#define GP_ENDED_STEP 2
 
 static bool knob_normal, knob_expedited;
 
@@ -145,6 +168,8 @@ static void list_domain(struct quiesce_gp_domain *d)
 	if (!d->listed) {
 		d->next_listed = domains;
 		domains = d;
+		if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_gp_hook)))
+			quiesce_test_gp_hook(d, QUIESCE_GP_HOOK_LISTING);
 		QUIESCE_STORE(&d->listed, true);
 	}
 	pthread_mutex_unlock(&domains_lock);
@@ -394,17 +419,22 @@ static bool run_owned(struct quiesce_gp_domain *d, unsigned long seq, unsigned l
 	} while (!done && own_next_grace_period(d, seq));
 	/*
 	 * After the last grace period ended, so that a woken caller may take
-	 * the next.  Sequentially consistent, with the look at
-	 * gp_ended_unwoken: pairs with a waiter's exchange of it and its load
-	 * of gp_ended in the futex wait.  Either we see the waiter, or its
-	 * wait sees the bump and returns.  Once we take the flag back, the
-	 * owners after us skip the wake-up system call until a caller goes to
-	 * sleep again: a woken caller may take a while to get a CPU, and they
-	 * run grace periods meanwhile.
+	 * the next; clears the sleepers' bit in the same step ("Sleeping on
+	 * gp_ended" at the top).  Sequentially consistent: pairs with a
+	 * caller's load of gp_ended before its look at the count and with its
+	 * compare-exchange that sets the bit.
 	 */
-	__atomic_fetch_add(&d->gp_ended, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&d->gp_ended_unwoken, __ATOMIC_SEQ_CST) &&
-	    __atomic_exchange_n(&d->gp_ended_unwoken, 0, __ATOMIC_SEQ_CST))
+	int ended = __atomic_load_n(&d->gp_ended, __ATOMIC_RELAXED);
+
+	/* Unsigned arithmetic: the count wraps. */
+	while (!__atomic_compare_exchange_n(&d->gp_ended, &ended,
+					    (int)(((unsigned)ended + GP_ENDED_STEP) &
+						  ~(unsigned)GP_ENDED_SLEEPERS), true,
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_gp_hook)))
+		quiesce_test_gp_hook(d, QUIESCE_GP_HOOK_ENDED_BUMPED);
+	if (ended & GP_ENDED_SLEEPERS)
 		quiesce_futex_wake_all(&d->gp_ended);
 	return done;
 }
@@ -439,11 +469,20 @@ static void wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool exped
 			__atomic_fetch_add(&d->sync_calls_shared, 1, __ATOMIC_RELAXED);
 			count_call = false;
 		}
+		/*
+		 * Sequentially consistent: pairs with the owner's bump in
+		 * run_owned(); from the value read above, or it looks again
+		 * ("Sleeping on gp_ended" at the top).
+		 */
+		if (!(ended & GP_ENDED_SLEEPERS) &&
+		    !__atomic_compare_exchange_n(&d->gp_ended, &ended, ended | GP_ENDED_SLEEPERS,
+						 false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+			continue;
 		__atomic_fetch_add(&d->gp_ended_waiters, 1, __ATOMIC_SEQ_CST);
-		/* Sequentially consistent: see the owner's bump above. */
-		__atomic_exchange_n(&d->gp_ended_unwoken, 1, __ATOMIC_SEQ_CST);
-		/* Woken by the bump above, from the owner of the running grace period. */
-		quiesce_futex_wait(&d->gp_ended, ended, 0);
+		if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_gp_hook)))
+			quiesce_test_gp_hook(d, QUIESCE_GP_HOOK_ENDED_SLEEPING);
+		/* Woken by the bump in run_owned(), from the owner of the running grace period. */
+		quiesce_futex_wait(&d->gp_ended, ended | GP_ENDED_SLEEPERS, 0);
 		__atomic_fetch_sub(&d->gp_ended_waiters, 1, __ATOMIC_RELAXED);
 	}
 	if (count_call)
@@ -528,9 +567,19 @@ void quiesce_rcu_set_expedited(bool on)
 	QUIESCE_STORE(&knob_expedited, on);
 }
 
+/* The list's lock across fork() (see the top). */
+static void gp_prepare_fork(void)
+{
+	pthread_mutex_lock(&domains_lock);
+}
+
+static void gp_parent_after_fork(void)
+{
+	pthread_mutex_unlock(&domains_lock);
+}
+
 static void gp_child_after_fork(void)
 {
-	pthread_mutex_init(&domains_lock, NULL);
 	for (struct quiesce_gp_domain *d = domains; d; d = d->next_listed) {
 		/*
 		 * Its owner is not here (see the top), or is the forking
@@ -538,10 +587,11 @@ static void gp_child_after_fork(void)
 		 */
 		if (quiesce_gp_seq_running(d->gp_seq))
 			d->gp_seq--;
+		d->gp_ended &= ~GP_ENDED_SLEEPERS;
 		d->gp_ended_waiters = 0;
-		d->gp_ended_unwoken = 0;
 		*d->writer_sleeping = 0;
 	}
+	pthread_mutex_unlock(&domains_lock);
 }
 
 __attribute__((constructor)) static void gp_engine_init(void)
@@ -549,5 +599,15 @@ __attribute__((constructor)) static void gp_engine_init(void)
 	knob_normal = quiesce_env_flag("QUIESCE_RCU_NORMAL");
 	knob_expedited = quiesce_env_flag("QUIESCE_RCU_EXPEDITED");
 	quiesce_gp_barrier_init();
-	pthread_atfork(NULL, NULL, gp_child_after_fork);
+}
+
+/*
+ * Registered before the library's other fork handlers (a constructor of
+ * the first priority), so that this prepare handler runs after theirs:
+ * the list's lock is the last the forking thread takes, and whoever holds
+ * it waits for nothing.
+ */
+__attribute__((constructor(101))) static void gp_engine_fork_handlers(void)
+{
+	pthread_atfork(gp_prepare_fork, gp_parent_after_fork, gp_child_after_fork);
 }

@@ -98,9 +98,12 @@ struct quiesce_gp_domain {
 	int *writer_sleeping;		/* futex word the readers check on exit */
 	/* Odd while a grace period runs; written by its owner (gp_engine.c). */
 	unsigned long gp_seq;
-	int gp_ended;			/* futex: bumped when an owner is done */
+	/*
+	 * Futex: bumped by GP_ENDED_STEP when an owner is done; GP_ENDED_SLEEPERS
+	 * set by a caller about to sleep on it since the last bump (gp_engine.c).
+	 */
+	int gp_ended;
 	int gp_ended_waiters;		/* callers asleep (or about to be) on gp_ended */
-	int gp_ended_unwoken;		/* one went to sleep there since the last wake-up */
 	bool listed;			/* on the engine's list, for fork() */
 	struct quiesce_gp_domain *next_listed;
 	/* Written by the owner of the running grace period only. */
@@ -170,5 +173,13 @@ extern bool quiesce_test_busted_gp;
  * says, so that grace periods end after the flip without waiting.
  */
 extern bool quiesce_test_busted_past_flip;
+/*
+ * Test-only: called, when set, where a test may hold a thread: an owner
+ * right after it bumped gp_ended, a caller right before it sleeps on
+ * gp_ended, and a thread putting a domain on the engine's list, between
+ * its two stores.
+ */
+enum { QUIESCE_GP_HOOK_ENDED_BUMPED, QUIESCE_GP_HOOK_ENDED_SLEEPING, QUIESCE_GP_HOOK_LISTING };
+extern void (*quiesce_test_gp_hook)(struct quiesce_gp_domain *d, int where);
 
 #endif
