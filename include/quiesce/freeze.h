@@ -27,7 +27,9 @@
  *   one that is not frozen returns -EINVAL (as the kernel's); neither
  *   changes anything then.  Both may sleep; freeze and thaw may be called
  *   from different threads.  Freezing from a thread that has work started
- *   would wait for itself: it aborts with a message.
+ *   aborts with a message: on the same freezer it would wait for itself,
+ *   and the thread's count of work is over all freezers, so work started
+ *   on another freezer counts too.
  * - freezer_destroy() on a frozen freezer, or one with work in flight,
  *   aborts with a message.
  */

@@ -40,10 +40,14 @@
  *   write side may be released by another thread than the one that took it.
  * - percpu_up_write() on a semaphore not held for write, and
  *   percpu_free_rwsem() on one that is held or has waiters, abort with a
- *   message.  An unbalanced percpu_up_read() is reported by the next
- *   percpu_down_write() or percpu_free_rwsem() (the reader count is
- *   negative, or not zero).  Any use after percpu_free_rwsem() aborts with
- *   a message (until the memory is reused).
+ *   message.  So may a free made as soon as a lock is taken: a releaser
+ *   may still be inside percpu_up_write() after handing the lock to the
+ *   next writer (its rcu_sync_exit() comes last).  Free a semaphore
+ *   after joining its users, as with the kernel's.  An unbalanced
+ *   percpu_up_read() is reported by the next percpu_down_write() or
+ *   percpu_free_rwsem() (the reader count is negative, or not zero).  Any
+ *   use after percpu_free_rwsem() aborts with a message (until the memory
+ *   is reused).
  *
  * Memory: the structure (176 bytes on x86-64 with glibc) plus two per-CPU
  * counters of 8 * (possible CPUs + 1) bytes each, packed with other

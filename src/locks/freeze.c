@@ -77,7 +77,8 @@ int quiesce_freezer_freeze(struct quiesce_freezer *f)
 {
 	if (quiesce_freezer_depth)
 		quiesce_die("freezer_freeze() by a thread with work started (freezer_start() "
-			    "without freezer_end()): it would wait for itself");
+			    "without freezer_end(), on this freezer or another): end it first; "
+			    "on this freezer it would wait for itself");
 	pthread_mutex_lock(&f->lock);
 	if (f->frozen) {
 		pthread_mutex_unlock(&f->lock);
