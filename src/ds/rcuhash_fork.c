@@ -44,6 +44,14 @@
  *     when the last bucket has moved, or when a claim past the end finds
  *     them all moved (rcuhash_resize.c), which also ends one whose last
  *     mover had not yet switched arrays at fork().
+ *   - moved: kept.  It must count exactly the buckets whose heads say
+ *     MOVED, or the claim past the end never finds them all moved: a
+ *     mover counts what it moved before it lets go of the stripe lock it
+ *     moved under (rcuhash_resize.c, move_batch()), and the sweep has
+ *     waited for every stripe lock, so at fork() each move is counted
+ *     with it or not made.  (A mover that counted after the unlock, if
+ *     forked between the two, would leave the child's count short for
+ *     good, and its resize() and walk_start() spinning.)
  * Otherwise a resize in progress needs no thread: the child's updaters
  * move the remaining buckets, as any updater does.
  *

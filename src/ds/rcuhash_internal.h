@@ -96,6 +96,8 @@ extern int quiesce_test_busted_rcuhash;
 extern void (*quiesce_test_rcuhash_alloc_hook)(void);
 /* Test-only: called by an update just after it takes its stripe lock. */
 extern void (*quiesce_test_rcuhash_locked_hook)(void);
+/* Test-only: called by a mover just after it lets go of the stripe it moved buckets under. */
+extern void (*quiesce_test_rcuhash_moved_hook)(void);
 
 static inline struct quiesce_rcuhash_node *rcuhash_marker(struct quiesce_rcuhash_node **bucket)
 {

@@ -20,7 +20,11 @@
  *           claims past the end and finds them all moved, makes the new
  *           array the table's (release, once, under resize_lock) and
  *           retires the old one with call_rcu() (the table's RCU's):
- *           nobody waits for the grace period.
+ *           nobody waits for the grace period.  A mover counts its
+ *           buckets before it lets go of their stripe, so that fork(),
+ *           which waits for every stripe lock to be let go
+ *           (rcuhash_fork.c), finds the count equal to the buckets whose
+ *           heads say MOVED.
  *
  * Why the allocation is outside.  malloc() of an array can take tens of
  * milliseconds: glibc first consolidates the arena's fast bins, and a
@@ -53,6 +57,7 @@
 int quiesce_test_busted_rcuhash;
 void (*quiesce_test_rcuhash_alloc_hook)(void);
 void (*quiesce_test_rcuhash_locked_hook)(void);
+void (*quiesce_test_rcuhash_moved_hook)(void);
 
 struct rcuhash_table *quiesce_rcuhash_table_alloc(const struct quiesce_rcuhash_alloc *alloc,
 						 size_t buckets)
@@ -266,7 +271,9 @@ static void move_batch(struct quiesce_rcuhash *ht, struct rcuhash_table *t,
 	for (size_t i = 0; i < max; i++) {
 		size_t b = __atomic_fetch_add(&t->claimed, 1, __ATOMIC_RELAXED);
 		struct rcuhash_stripe *s;
+		void (*hook)(void);
 		size_t moved = 0;
+		bool last;
 
 		if (b > t->mask) {
 			try_finish(ht, t, f);
@@ -276,12 +283,17 @@ static void move_batch(struct quiesce_rcuhash *ht, struct rcuhash_table *t,
 		rcuhash_lock(ht, &s->lock);
 		if (QUIESCE_LOAD(&t->buckets[b]) != RCUHASH_MOVED)
 			moved = move_group(ht, t, b, f);
-		pthread_mutex_unlock(&s->lock);
 		/*
-		 * acq_rel: the last mover acquires every other mover's
-		 * release here, before it publishes f as the table.
+		 * Counted under the stripe lock, with the moves (see finish at
+		 * the top).  acq_rel: the last mover acquires every other
+		 * mover's release here, before it publishes f as the table.
 		 */
-		if (moved && __atomic_add_fetch(&t->moved, moved, __ATOMIC_ACQ_REL) == t->mask + 1) {
+		last = moved && __atomic_add_fetch(&t->moved, moved, __ATOMIC_ACQ_REL) == t->mask + 1;
+		pthread_mutex_unlock(&s->lock);
+		hook = QUIESCE_LOAD(&quiesce_test_rcuhash_moved_hook);
+		if (QUIESCE_UNLIKELY(hook != NULL) && moved)
+			hook();
+		if (last) {
 			try_finish(ht, t, f);
 			return;
 		}
