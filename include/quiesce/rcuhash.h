@@ -33,7 +33,13 @@
  * - Updates (insert, add, insert_match, insert_or_replace, replace_match,
  *   replace, remove, remove_key, resize) may be called by any number of
  *   threads at once, inside or outside a read-side critical section; they
- *   enter one themselves.  They never wait for a
+ *   enter one themselves (so does buckets()).  Under QSBR
+ *   (quiesce_rcuhash_rcu_qsbr), whose sections are the time a thread is
+ *   online, an update from a thread that is offline or not registered
+ *   brings it online, registering it, for the update's duration, and
+ *   leaves it offline or unregistered as it was.  Under an RCU named by
+ *   calls of the caller's own, the update's section is its read_lock()'s
+ *   (see struct quiesce_rcuhash_rcu).  They never wait for a
  *   grace period.  They may sleep only for a lock stripe, in malloc()
  *   (the update that starts a resize, and resize(): outside the section
  *   they entered and outside every lock, so no other updater and no grace
@@ -128,7 +134,14 @@ struct quiesce_rcu_head;
  * readers with read_ongoing(), brackets its own use of its bucket arrays
  * in updates with read_lock() and read_unlock(), and retires old arrays
  * with call_rcu(); "read-side critical section" below means that domain's.
- * The struct must outlive the table.
+ * The struct must outlive the table.  In a struct of the caller's own,
+ * read_lock() is all that protects an update's use of the arrays: that it
+ * protects whichever thread updates the table, whatever that thread's
+ * state, is the caller's to ensure.  A copy of quiesce_rcuhash_rcu_qsbr
+ * is such a struct, and QSBR's read_lock() is empty: through a copy,
+ * unlike through quiesce_rcuhash_rcu_qsbr itself, an update from a thread
+ * that is not online is not protected (the caller must bring it online,
+ * or know that no other thread updates the table meanwhile).
  */
 struct quiesce_rcuhash_rcu {
 	void (*read_lock)(void);

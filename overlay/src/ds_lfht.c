@@ -11,9 +11,10 @@
  * urcu/rculfhash.h states is quiesce_rcuhash's (quiesce/rcuhash.h), which
  * also holds the arguments; what this file adds is liburcu's error codes,
  * its full barriers around successful updates, and its tolerance of reads
- * outside a read-side section (reader_enter() below).  A flavor on one of
- * quiesce's domains (the default RCU, QSBR, mb) is recognized, and its
- * reader checks, the overlay's and the table's, are inline.
+ * outside a read-side section (reader_enter() below; updates outside one
+ * the table protects itself, a qsbr table's by coming online).  A flavor
+ * on one of quiesce's domains (the default RCU, QSBR, mb) is recognized,
+ * and its reader checks, the overlay's and the table's, are inline.
  */
 #include <errno.h>
 #include <stdbool.h>

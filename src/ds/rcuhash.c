@@ -86,7 +86,10 @@
  * with rcu_dereference(), whose address dependency orders the loads
  * through the pointer.  Readers never hold a freed array: arrays are
  * retired with call_rcu() after ht->tbl stopped pointing to them, and an
- * array's future is retired after the array itself.
+ * array's future is retired after the array itself.  Nor do updaters,
+ * which hold a read-side critical section of their own while they use an
+ * array, whatever section the caller holds or not (for QSBR, by coming
+ * online: rcuhash_internal.h, rcuhash_enter()).
  *
  * Counting.  Each stripe counts its elements under its lock; the grow and
  * shrink checks look at the updater's own stripe first (64 times its count
@@ -432,12 +435,13 @@ static inline void seq_retire(struct quiesce_rcuhash *ht, struct quiesce_rcuhash
 /*
  * The common frame of an update: the key's stripe locked, its bucket and
  * the run of its hash found, inside a read-side critical section (the
- * array may be retired under us otherwise).
+ * array may be retired under us otherwise), entered as entry says.
  */
 struct locked_bucket {
 	struct rcuhash_stripe *stripe;
 	struct quiesce_rcuhash_node **bucket, **run;
 	uint64_t hash;
+	enum rcuhash_entry entry;
 };
 
 static struct locked_bucket lock_bucket(struct quiesce_rcuhash *ht, uint64_t hash)
@@ -446,7 +450,7 @@ static struct locked_bucket lock_bucket(struct quiesce_rcuhash *ht, uint64_t has
 	void (*hook)(void);
 	struct rcuhash_table *t;
 
-	rcuhash_read_lock(ht);
+	lb.entry = rcuhash_enter(ht);
 	rcuhash_lock(ht, &lb.stripe->lock);
 	hook = QUIESCE_LOAD(&quiesce_test_rcuhash_locked_hook);
 	if (QUIESCE_UNLIKELY(hook != NULL))
@@ -466,7 +470,7 @@ static void unlock_bucket(struct quiesce_rcuhash *ht, struct locked_bucket *lb, 
 	pthread_mutex_unlock(&lb->stripe->lock);
 	if (delta)
 		resize_to = quiesce_rcuhash_after_update(ht, lb->stripe, delta > 0);
-	rcuhash_read_unlock(ht);
+	rcuhash_leave(ht, lb->entry);
 	/* Out of the section: a slow malloc() holds up no grace period. */
 	if (resize_to)
 		quiesce_rcuhash_start_resize(ht, resize_to);

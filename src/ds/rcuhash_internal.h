@@ -143,31 +143,68 @@ QUIESCE_COLD QUIESCE_NORETURN void quiesce_rcuhash_not_reader(const char *what);
  * The table's RCU (quiesce/rcuhash.h, struct quiesce_rcuhash_rcu): the
  * default one, QSBR and mb inline, another through its calls.  The
  * default is tested first, so that its tables pay one compare.
+ *
+ * An update holds a read-side critical section of its own around its use
+ * of the bucket arrays: rcuhash_enter() returns how it entered it, which
+ * rcuhash_leave() undoes.
+ *
+ * Every read_lock() but QSBR's protects whichever thread calls it: the
+ * default RCU and the mb domain register a thread on its first section,
+ * and a struct of the caller's own is the caller's to make so
+ * (quiesce/rcuhash.h).  A QSBR section is the time a thread is online,
+ * and read_lock() is empty: from a thread that is offline or not
+ * registered, an update would hold no grace period up, and another thread
+ * that finished the resize it works on could free the array under it.  So
+ * such an update brings its thread online for its duration, registering
+ * it first if it is not registered, and leaves it as it was
+ * (rcuhash_rcu.c); from an online thread it costs a look at the thread's
+ * counter.
  */
-static inline void rcuhash_read_lock(const struct quiesce_rcuhash *ht)
+enum rcuhash_entry {
+	RCUHASH_ENTRY_SECTION,		/* read_lock() (QSBR: the thread was online) */
+	RCUHASH_ENTRY_ONLINE,		/* QSBR: the thread was offline, and came online */
+	RCUHASH_ENTRY_REGISTERED,	/* QSBR: the thread was not registered, and registered */
+};
+
+/* QSBR, from a thread that is not online: brings it online (rcuhash_rcu.c). */
+QUIESCE_COLD enum rcuhash_entry quiesce_rcuhash_qsbr_enter(void);
+/* Takes the thread back to how it was before quiesce_rcuhash_qsbr_enter(). */
+QUIESCE_COLD void quiesce_rcuhash_qsbr_leave(enum rcuhash_entry how);
+
+static inline enum rcuhash_entry rcuhash_enter(const struct quiesce_rcuhash *ht)
 {
-	if (QUIESCE_LIKELY(ht->reader == RCUHASH_READER_DEFAULT))
+	enum rcuhash_entry how = RCUHASH_ENTRY_SECTION;
+
+	if (QUIESCE_LIKELY(ht->reader == RCUHASH_READER_DEFAULT)) {
 		quiesce_rcu_read_lock();
-	else if (ht->reader == RCUHASH_READER_QSBR)
+	} else if (ht->reader == RCUHASH_READER_QSBR) {
+		if (QUIESCE_UNLIKELY(!quiesce_qsbr_thread_online_p()))
+			how = quiesce_rcuhash_qsbr_enter();
 		quiesce_qsbr_read_lock();
-	else if (ht->reader == RCUHASH_READER_MB)
+	} else if (ht->reader == RCUHASH_READER_MB) {
 		quiesce_rcu_mb_read_lock();
-	else
+	} else {
 		ht->p.rcu->read_lock();
+	}
+	return how;
 }
 
-static inline void rcuhash_read_unlock(const struct quiesce_rcuhash *ht)
+static inline void rcuhash_leave(const struct quiesce_rcuhash *ht, enum rcuhash_entry how)
 {
-	if (QUIESCE_LIKELY(ht->reader == RCUHASH_READER_DEFAULT))
+	if (QUIESCE_LIKELY(ht->reader == RCUHASH_READER_DEFAULT)) {
 		quiesce_rcu_read_unlock();
-	else if (ht->reader == RCUHASH_READER_QSBR)
+	} else if (ht->reader == RCUHASH_READER_QSBR) {
 		quiesce_qsbr_read_unlock();
-	else if (ht->reader == RCUHASH_READER_MB)
+		if (QUIESCE_UNLIKELY(how != RCUHASH_ENTRY_SECTION))
+			quiesce_rcuhash_qsbr_leave(how);
+	} else if (ht->reader == RCUHASH_READER_MB) {
 		quiesce_rcu_mb_read_unlock();
-	else
+	} else {
 		ht->p.rcu->read_unlock();
+	}
 }
 
+/* Whether the caller is a reader of the table's RCU (its read-side checks). */
 static inline bool rcuhash_read_ongoing(const struct quiesce_rcuhash *ht)
 {
 	if (QUIESCE_LIKELY(ht->reader == RCUHASH_READER_DEFAULT))

@@ -418,13 +418,14 @@ size_t quiesce_rcuhash_after_update(struct quiesce_rcuhash *ht, const struct rcu
 void quiesce_rcuhash_start_resize(struct quiesce_rcuhash *ht, size_t buckets)
 {
 	struct rcuhash_table *f = alloc_array(ht, buckets), *t;
+	enum rcuhash_entry entry;
 
-	rcuhash_read_lock(ht);
+	entry = rcuhash_enter(ht);
 	t = publish(ht, f, true);
 	QUIESCE_STORE(&ht->allocating, false);
 	if (t)
 		move_batch(ht, t, f, RCUHASH_MOVE_BATCH);
-	rcuhash_read_unlock(ht);
+	rcuhash_leave(ht, entry);
 	if (!t)
 		quiesce_rcuhash_table_free(f);
 }
@@ -452,23 +453,24 @@ bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem)
 {
 	for (;;) {
 		struct rcuhash_table *f, *t;
+		enum rcuhash_entry entry;
 		size_t want, buckets;
 		bool walking;
 
-		rcuhash_read_lock(ht);
+		entry = rcuhash_enter(ht);
 		quiesce_rcuhash_finish_resize(ht);
 		buckets = quiesce_rcu_dereference(ht->tbl)->mask + 1;
-		rcuhash_read_unlock(ht);
+		rcuhash_leave(ht, entry);
 		want = quiesce_rcuhash_buckets_for(nelem ? nelem : quiesce_rcuhash_count(ht));
 		if (want == buckets)
 			return true;
 		/* Outside the section and the lock, as an updater's (see the top). */
 		f = alloc_array(ht, want);
-		rcuhash_read_lock(ht);
+		entry = rcuhash_enter(ht);
 		t = publish(ht, f, false);
 		if (t)
 			quiesce_rcuhash_finish_resize(ht);
-		rcuhash_read_unlock(ht);
+		rcuhash_leave(ht, entry);
 		if (t)
 			return true;
 		quiesce_rcuhash_table_free(f);
@@ -484,12 +486,13 @@ bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem)
 size_t quiesce_rcuhash_buckets(struct quiesce_rcuhash *ht)
 {
 	struct rcuhash_table *t, *f;
+	enum rcuhash_entry entry;
 	size_t n;
 
-	rcuhash_read_lock(ht);
+	entry = rcuhash_enter(ht);
 	t = quiesce_rcu_dereference(ht->tbl);
 	f = quiesce_rcu_dereference(t->future);
 	n = (f ? f : t)->mask + 1;
-	rcuhash_read_unlock(ht);
+	rcuhash_leave(ht, entry);
 	return n;
 }

@@ -43,7 +43,11 @@
  * the check above), its updates hold the flavor's read lock while they use
  * a bucket array, and old arrays go through the flavor's call_rcu; for the
  * flavors on quiesce's default RCU (memb, signal, bp) the table calls that
- * RCU directly, inline.  liburcu's resize worker thread does not exist
+ * RCU directly, inline.  With qsbr, whose read lock is empty, an update
+ * from a thread that is offline or not registered comes online (registered)
+ * for the call and goes back after.  A flavor of the program's own: its
+ * read lock must protect whichever thread updates (quiesce/rcuhash.h,
+ * struct quiesce_rcuhash_rcu).  liburcu's resize worker thread does not exist
  * (updaters move buckets), so its pthread_attr_t is only handed back.
  *
  * Differences (docs/LIBURCU.md lists them): struct cds_lfht_node is three
