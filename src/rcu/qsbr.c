@@ -44,7 +44,9 @@
  *     takes.  A scan before the registration happens before the thread's
  *     first section (the lock), which sees the unlink; a scan after it sees
  *     the thread online.  Unregistering unlinks under the lock: the
- *     thread's sections happen before every later scan.
+ *     thread's sections happen before every later scan (its signal
+ *     handlers' too: it blocks signals until its counter says
+ *     unregistered, qsbr_registry.c).
  *
  * Sleeping.  A thread that stops holding the grace period up (a, b, d)
  * looks at writer_sleeping afterwards and wakes the grace period with

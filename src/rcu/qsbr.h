@@ -53,5 +53,11 @@ void quiesce_qsbr_install_exit_hook(void);
 
 /* Test-only: grace periods that do not wait for the first thread holding them ("busted"). */
 extern bool quiesce_test_busted_qsbr;
+/*
+ * Test-only: when set, called by a thread that leaves the registry between
+ * the unlink and its counter's QUIESCE_QSBR_UNREGISTERED: where no signal
+ * handler may run (qsbr_registry.c).
+ */
+extern void (*quiesce_test_qsbr_registry_window)(void);
 
 #endif

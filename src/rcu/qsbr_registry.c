@@ -8,8 +8,20 @@
  * freed: the registry never points into a dead thread, and no grace
  * period waits for one.  The ordering of (un)registration against grace
  * periods is (d) at the top of qsbr.c.
+ *
+ * Signal handlers.  A handler that reads on an online thread is protected
+ * as the thread is (quiesce-torture's do, after a look at
+ * quiesce_qsbr_thread_online_p()).  Leaving runs with every signal
+ * blocked: between the unlink and the counter's QUIESCE_QSBR_UNREGISTERED,
+ * a handler would find the thread online while no grace period waits for
+ * it.  Registering needs no such care: the counter goes online under the
+ * lock, with the link, so a handler that runs in between, after the
+ * counter store, follows every scan that missed the entry (the lock), as
+ * the thread's own first section does in (d).
  */
 #include "rcu/qsbr.h"
+
+#include <signal.h>
 
 #include "common/diag.h"
 
@@ -25,18 +37,29 @@ struct quiesce_qsbr_entry quiesce_qsbr_registry_head = {
 static pthread_key_t exit_key;
 static pthread_once_t first_registration = PTHREAD_ONCE_INIT;
 
+void (*quiesce_test_qsbr_registry_window)(void);
+
 static bool self_registered(void)
 {
 	return quiesce_qsbr_reader_self.ctr != QUIESCE_QSBR_UNREGISTERED;
 }
 
+/* Leaves the registry, with every signal blocked throughout (the top of this file). */
 static void unregister_self(void)
 {
+	void (*hook)(void) = QUIESCE_LOAD(&quiesce_test_qsbr_registry_window);
+	sigset_t all, saved;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	pthread_mutex_lock(&quiesce_qsbr_registry_lock);
 	self_entry.prev->next = self_entry.next;
 	self_entry.next->prev = self_entry.prev;
 	pthread_mutex_unlock(&quiesce_qsbr_registry_lock);
+	if (QUIESCE_UNLIKELY(hook != NULL))
+		hook();	/* test-only */
 	QUIESCE_STORE(&quiesce_qsbr_reader_self.ctr, QUIESCE_QSBR_UNREGISTERED);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	/*
 	 * A grace period that saw us in its last scan took the lock before
 	 * we did, after storing writer_sleeping: we see the flag.

@@ -124,7 +124,9 @@
  * period's accesses, which follow the updater's unlink, and its section
  * sees the unlink.  A thread that unregistered stored the count with
  * release after its last section, so that section happens before the
- * grace period that reads the count.
+ * grace period that reads the count.  A signal handler's sections count
+ * as the thread's: registering blocks signals until after the fence, and
+ * leaving until the counter says unregistered (registry.c).
  *
  */
 

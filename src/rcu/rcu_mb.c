@@ -50,10 +50,11 @@
  *     happens before that thread's first section (the lock), which sees
  *     the unlink; a scan after it reads the counter.  A thread that
  *     leaves unlinks under the lock: its sections happen before every
- *     later scan; one that exits inside a section wakes a sleeping grace
- *     period after the unlink, and needs no fence for it: either the
- *     rescan's lock follows the unlink, or the engine's flag store
- *     happens before the wake-up's look at it.
+ *     later scan (its signal handlers' too: it blocks signals until its
+ *     counters say unregistered, registry.c); one that exits inside a
+ *     section wakes a sleeping grace period after the unlink, and needs
+ *     no fence for it: either the rescan's lock follows the unlink, or
+ *     the engine's flag store happens before the wake-up's look at it.
  *
  * Under ThreadSanitizer, which does not model fences, (b) and the acquire
  * load that rcu_dereference() becomes there (rcu.h) give the

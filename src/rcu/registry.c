@@ -14,9 +14,34 @@
  * lock (quiesce_registry_use_mb()); leaving the registry leaves both
  * domains, and sets the mb counter back to QUIESCE_RCU_UNREGISTERED so
  * that the next mb section registers again.
+ *
+ * Signal handlers.  A handler may take a section of any of these domains
+ * on a thread that is registered (rcu_domain.c, "Callers that wait";
+ * srcu.h), and a thread counts as registered from the end of
+ * quiesce_rcu_register_thread() to the end of unregister_self().  Both,
+ * and quiesce_registry_use_mb(), run with every signal blocked, so that no
+ * handler runs while they are half done.  Once leaving has unlinked the
+ * entry and freed the SRCU slots, and before the counters say
+ * QUIESCE_RCU_UNREGISTERED, a handler would find its counters at 0 and
+ * take rcu_read_lock()'s (or the mb one's) fast path, into a section that
+ * no scan sees; srcu_read_lock()'s slow path would claim a slot of a thread
+ * that no count reads; and a section that a handler opened and closed
+ * between the loads of a slot's locks and unlocks in
+ * quiesce_srcu_move_slots() would leave the domain's count one short for
+ * good.  Registering stores the counter's 0 under the lock, with the link,
+ * and ends with the fence that "No reader, no barrier" (rcu_domain.c)
+ * needs before the thread's first section, a handler's included.  A
+ * handler that ran before registering blocked signals found the thread
+ * unregistered and registered it itself (taking the lock, which the thread
+ * did not hold then), so registering looks again once they are blocked.
+ * A signal that arrives meanwhile, the signal backend's handshake
+ * included (gp_barrier_signal.c), is handled when the mask is restored: a
+ * barrier waits for a thread that registers at most that long, and stops
+ * waiting for one that leaves once it is unlinked.
  */
 #include "rcu/registry.h"
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "common/diag.h"
@@ -36,6 +61,8 @@ unsigned long quiesce_registry_count;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
+void (*quiesce_test_registry_window)(void);
+
 struct quiesce_registry_entry *quiesce_registry_self(void)
 {
 	return &self_entry;
@@ -46,13 +73,36 @@ static bool self_registered(void)
 	return quiesce_rcu_reader_self.ctr != QUIESCE_RCU_UNREGISTERED;
 }
 
+/* Blocks every signal in the calling thread; *saved gets the mask to restore. */
+static void block_signals(sigset_t *saved)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, saved);
+}
+
+/* Test-only: runs the hook, where registering or leaving is half done. */
+static void test_window(void)
+{
+	void (*hook)(void) = QUIESCE_LOAD(&quiesce_test_registry_window);
+
+	if (QUIESCE_UNLIKELY(hook != NULL))
+		hook();
+}
+
+/* Leaves the registry, with every signal blocked throughout (the top of this file). */
 static void unregister_self(void)
 {
+	sigset_t saved;
+
+	block_signals(&saved);
 	/*
-	 * A thread that leaves the registry is outside any critical section;
-	 * this fence stands in for its answer to a signal-backend handshake
-	 * in flight (gp_barrier_signal.c), which stops waiting for it once it
-	 * is off the list.
+	 * A thread that leaves the registry is outside any critical section,
+	 * and its signal handlers too (they wait for the mask); this fence
+	 * stands in for its answer to a signal-backend handshake in flight
+	 * (gp_barrier_signal.c), which stops waiting for it once it is off
+	 * the list.
 	 */
 	quiesce_fence_store_load();
 	pthread_mutex_lock(&quiesce_registry_lock);
@@ -68,8 +118,10 @@ static void unregister_self(void)
 	QUIESCE_STORE_RELEASE(&quiesce_registry_count, quiesce_registry_count - 1);
 	self_entry.mb_reader = NULL;
 	pthread_mutex_unlock(&quiesce_registry_lock);
+	test_window();
 	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, QUIESCE_RCU_UNREGISTERED);
 	QUIESCE_STORE(&quiesce_rcu_mb_reader_self.ctr, QUIESCE_RCU_UNREGISTERED);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 /* Ends, with a message, a section that a thread left open at its exit. */
@@ -113,10 +165,9 @@ static void create_exit_key(void)
 		quiesce_die("pthread_key_create failed: cannot track thread exits");
 }
 
-void quiesce_rcu_register_thread(void)
+/* With every signal blocked (the top of this file). */
+static void register_self(void)
 {
-	if (self_registered())
-		return;
 	pthread_once(&exit_key_once, create_exit_key);
 	/* Any non-NULL value makes the destructor run at thread exit. */
 	pthread_setspecific(exit_key, &self_entry);
@@ -127,31 +178,54 @@ void quiesce_rcu_register_thread(void)
 	self_entry.thread = pthread_self();
 	self_entry.tid = quiesce_gettid();
 	self_entry.barrier = (struct quiesce_barrier_slot){ 0 };
-	/* Outside any section from here on; scans see it once linked. */
-	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, 0UL);
+	test_window();
 	pthread_mutex_lock(&quiesce_registry_lock);
 	self_entry.next = &quiesce_registry_head;
 	self_entry.prev = quiesce_registry_head.prev;
 	quiesce_registry_head.prev->next = &self_entry;
 	quiesce_registry_head.prev = &self_entry;
+	/* Outside any section from here on; scans, under the lock, see it with the entry. */
+	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, 0UL);
 	QUIESCE_STORE_RELEASE(&quiesce_registry_count, quiesce_registry_count + 1);
 	pthread_mutex_unlock(&quiesce_registry_lock);
 	/*
 	 * Orders the count store before the loads of this thread's first
-	 * section.  Pairs with the fence before a grace period's look at the
-	 * count (gp_engine.c, "No reader, no barrier").
+	 * section, a signal handler's included (they wait for the mask).
+	 * Pairs with a grace period's sequentially consistent load of the
+	 * count (rcu_domain.c and srcu.c, "No reader, no barrier").
 	 */
 	quiesce_fence_store_load();
 }
 
+void quiesce_rcu_register_thread(void)
+{
+	sigset_t saved;
+
+	if (self_registered())
+		return;
+	block_signals(&saved);
+	/* A signal handler that ran before the block may have registered it. */
+	if (!self_registered())
+		register_self();
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
 void quiesce_registry_use_mb(void)
 {
-	quiesce_rcu_register_thread();
-	pthread_mutex_lock(&quiesce_registry_lock);
-	/* Outside any mb section; scans see the counter from here on. */
-	QUIESCE_STORE(&quiesce_rcu_mb_reader_self.ctr, 0UL);
-	self_entry.mb_reader = &quiesce_rcu_mb_reader_self;
-	pthread_mutex_unlock(&quiesce_registry_lock);
+	sigset_t saved;
+
+	block_signals(&saved);
+	/* A signal handler that ran before the block may have done it all. */
+	if (quiesce_rcu_mb_reader_self.ctr == QUIESCE_RCU_UNREGISTERED) {
+		if (!self_registered())
+			register_self();
+		pthread_mutex_lock(&quiesce_registry_lock);
+		/* Outside any mb section; scans see the counter from here on. */
+		QUIESCE_STORE(&quiesce_rcu_mb_reader_self.ctr, 0UL);
+		self_entry.mb_reader = &quiesce_rcu_mb_reader_self;
+		pthread_mutex_unlock(&quiesce_registry_lock);
+	}
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 void quiesce_rcu_read_lock_first_use(void)

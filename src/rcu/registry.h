@@ -67,4 +67,11 @@ struct quiesce_registry_entry *quiesce_registry_self(void);
  */
 void quiesce_registry_use_mb(void);
 
+/*
+ * Test-only: when set, called by a thread that registers, before it links
+ * its entry, and by one that leaves, between the unlink and its counters'
+ * QUIESCE_RCU_UNREGISTERED: where no signal handler may run (registry.c).
+ */
+extern void (*quiesce_test_registry_window)(void);
+
 #endif
