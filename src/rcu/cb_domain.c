@@ -387,13 +387,19 @@ static bool poll_pending(struct quiesce_cb_domain *cbd, unsigned long *target)
 	return !grace_period_passed(cbd, *target);
 }
 
-static bool work_pending(struct quiesce_cb_domain *cbd)
+/* Whether callbacks are queued or a request waits (the batches aside). */
+static bool work_waiting(struct quiesce_cb_domain *cbd)
 {
 	unsigned long target;
 
 	/* Sequentially consistent: see "Sleeping and waking" above. */
-	return __atomic_load_n(&cbd->stop_requested, __ATOMIC_SEQ_CST) || harvest_asked(cbd) ||
-	       poll_pending(cbd, &target) || queued_anywhere(cbd);
+	return harvest_asked(cbd) || poll_pending(cbd, &target) || queued_anywhere(cbd);
+}
+
+static bool work_pending(struct quiesce_cb_domain *cbd)
+{
+	/* Sequentially consistent: see "Sleeping and waking" above. */
+	return __atomic_load_n(&cbd->stop_requested, __ATOMIC_SEQ_CST) || work_waiting(cbd);
 }
 
 static void sleep_until_work(struct quiesce_cb_domain *cbd)
@@ -879,8 +885,17 @@ void quiesce_cb_domain_shutdown(struct quiesce_cb_domain *cbd, const char *call)
 	pthread_mutex_lock(&cbd->start_lock);
 	if (worker_alive(cbd)) {
 		stop_worker(cbd, QUIESCE_CB_WORKER_ABSENT, 0);
-		/* Callbacks queued by other threads meanwhile still get to run. */
-		if (cbd->batch_count || queued_anywhere(cbd))
+		/*
+		 * Callbacks queued and harvests or grace periods asked for by
+		 * other threads meanwhile are still served: the thread may
+		 * have stopped without serving them.  The look follows
+		 * stop_worker()'s exchange of the state, sequentially
+		 * consistent (the store-buffer pattern of "Sleeping and
+		 * waking"): a caller that queued or asked, then found the
+		 * thread running or sleeping, is seen here; one that found it
+		 * ABSENT starts it itself, under start_lock, once we let go.
+		 */
+		if (cbd->batch_count || work_waiting(cbd))
 			start_worker(cbd);
 	}
 	pthread_mutex_unlock(&cbd->start_lock);

@@ -1,0 +1,223 @@
+/*
+ * quiesce_call_rcu_shutdown() against what other threads do while it
+ * stops the callback thread, each interleaving made certain: an
+ * rcu_barrier() and a start_poll_synchronize_rcu() that ask while the
+ * shutdown begins, after its own barrier, are served (the thread they
+ * asked stops without serving them, so the shutdown restarts it).
+ *
+ * The shutdown is held after its barrier by holding the start_lock it takes
+ * next.  A hang is the bug each test catches, so it is reported after
+ * HANG_S, not CHECK_HANG_MS (the waits are for a few grace periods), and
+ * with _exit(): exit() would wait for the library's locks a hang may hold.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <quiesce/rcu.h>
+
+#include "check.h"
+#include "rcu/cb_domain.h"
+#include "rcu/gp_seq.h"
+
+#define HANG_S 10
+
+static struct quiesce_cb_domain *const cb = &quiesce_rcu_cb;
+
+static QUIESCE_NORETURN void hung(const char *what)
+{
+	fprintf(stderr, "HANG: %s, still after %d s\n", what, HANG_S);
+	_exit(1);
+}
+
+/* Polls done() every 100 us until it is true, or reports what as hung. */
+static void wait_for(bool (*done)(void), const char *what)
+{
+	uint64_t deadline = check_now_ns() + HANG_S * 1000000000ull;
+
+	while (!done()) {
+		if (check_now_ns() > deadline)
+			hung(what);
+		check_sleep_us(100);
+	}
+}
+
+static void join_or_hang(pthread_t t, const char *what)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += HANG_S;
+	if (pthread_timedjoin_np(t, NULL, &ts))
+		hung(what);
+}
+
+static atomic_ulong ran;
+
+static void count(struct rcu_head *head)
+{
+	atomic_fetch_add(&ran, 1);
+}
+
+/* The callback thread runs: a callback has, and the barrier returned. */
+static void start_callback_thread(void)
+{
+	static struct rcu_head head;
+
+	call_rcu(&head, count);
+	rcu_barrier();
+}
+
+/* A reader inside from hold_reader() until release_reader(). */
+static atomic_bool reader_inside, reader_release;
+static pthread_t reader;
+
+static void *holding_reader(void *unused)
+{
+	rcu_read_lock();
+	atomic_store(&reader_inside, true);
+	while (!atomic_load(&reader_release))
+		check_sleep_us(1000);
+	rcu_read_unlock();
+	return NULL;
+}
+
+static bool reader_is_inside(void)
+{
+	return atomic_load(&reader_inside);
+}
+
+static void hold_reader(void)
+{
+	atomic_store(&reader_inside, false);
+	atomic_store(&reader_release, false);
+	pthread_create(&reader, NULL, holding_reader, NULL);
+	wait_for(reader_is_inside, "the reader entering its section");
+}
+
+static void release_reader(void)
+{
+	atomic_store(&reader_release, true);
+	pthread_join(reader, NULL);
+}
+
+/* Only the callback thread runs grace periods here: this one is its. */
+static bool grace_period_running(void)
+{
+	return quiesce_gp_seq_running(quiesce_gp_seq_current(&quiesce_rcu_domain));
+}
+
+/*
+ * The shutdown, held between its barrier and its stop: this thread holds
+ * start_lock from start_held_shutdown() until it lets go of it.
+ */
+static pthread_t stopper;
+static unsigned long wanted_before;
+
+static void *shutdown_main(void *unused)
+{
+	quiesce_call_rcu_shutdown();
+	return NULL;
+}
+
+static bool shutdown_barrier_done(void)
+{
+	unsigned long wanted = __atomic_load_n(&cb->harvest_wanted, __ATOMIC_SEQ_CST);
+
+	return wanted != wanted_before &&
+	       (long)(QUIESCE_LOAD(&cb->invoked_through) - wanted) >= 0;
+}
+
+static void start_held_shutdown(void)
+{
+	pthread_mutex_lock(&cb->start_lock);
+	wanted_before = __atomic_load_n(&cb->harvest_wanted, __ATOMIC_SEQ_CST);
+	pthread_create(&stopper, NULL, shutdown_main, NULL);
+	wait_for(shutdown_barrier_done, "the shutdown's barrier");
+}
+
+/* The shutdown has asked the thread to stop (the state it stored). */
+static bool stop_begun(void)
+{
+	int state = QUIESCE_LOAD(&cb->state);
+
+	return state != QUIESCE_CB_WORKER_RUNNING && state != QUIESCE_CB_WORKER_SLEEPING;
+}
+
+/*
+ * The callback thread, in a grace period that a reader holds up (a poll's,
+ * which it runs after its last harvest), cannot serve what is asked now
+ * before the shutdown's stop, nor end until the reader is released.
+ */
+static void park_callback_thread(void)
+{
+	hold_reader();
+	start_poll_synchronize_rcu();
+	wait_for(grace_period_running, "the callback thread's polled grace period");
+}
+
+static bool barrier_looked(void)
+{
+	return !__atomic_load_n(&cb->gathering, __ATOMIC_SEQ_CST);
+}
+
+static void *barrier_main(void *unused)
+{
+	rcu_barrier();
+	return NULL;
+}
+
+static void test_barrier_as_shutdown_stops(void)
+{
+	pthread_t waiter;
+
+	start_callback_thread();
+	start_held_shutdown();
+	park_callback_thread();
+	/*
+	 * The barrier asks for a harvest, then finds the thread running and
+	 * hurries it: its exchange of gathering, set here by hand (the thread
+	 * is not gathering), says that it has looked.
+	 */
+	__atomic_store_n(&cb->gathering, 1, __ATOMIC_SEQ_CST);
+	pthread_create(&waiter, NULL, barrier_main, NULL);
+	wait_for(barrier_looked, "the barrier looking at the callback thread");
+	pthread_mutex_unlock(&cb->start_lock);
+	wait_for(stop_begun, "the shutdown asking the callback thread to stop");
+	release_reader();
+	join_or_hang(stopper, "quiesce_call_rcu_shutdown()");
+	join_or_hang(waiter, "an rcu_barrier() that asked as the shutdown began");
+}
+
+static unsigned long late_cookie;
+
+static bool late_poll_done(void)
+{
+	return poll_state_synchronize_rcu(late_cookie);
+}
+
+static void test_poll_as_shutdown_stops(void)
+{
+	start_callback_thread();
+	start_held_shutdown();
+	park_callback_thread();
+	/* After the running grace period: only the callback thread runs it. */
+	late_cookie = start_poll_synchronize_rcu();
+	CHECK(!late_poll_done(), "a poll's grace period passed while a reader held it up");
+	pthread_mutex_unlock(&cb->start_lock);
+	wait_for(stop_begun, "the shutdown asking the callback thread to stop");
+	release_reader();
+	join_or_hang(stopper, "quiesce_call_rcu_shutdown()");
+	wait_for(late_poll_done, "a grace period that start_poll asked for as the shutdown began");
+}
+
+int main(void)
+{
+	test_barrier_as_shutdown_stops();
+	test_poll_as_shutdown_stops();
+	printf("call_rcu shutdown: all checks passed\n");
+	return 0;
+}
