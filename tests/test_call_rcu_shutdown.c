@@ -1,9 +1,15 @@
 /*
- * quiesce_call_rcu_shutdown() against what other threads do while it
- * stops the callback thread, each interleaving made certain: an
- * rcu_barrier() and a start_poll_synchronize_rcu() that ask while the
- * shutdown begins, after its own barrier, are served (the thread they
- * asked stops without serving them, so the shutdown restarts it).
+ * quiesce_call_rcu_shutdown() against what other threads and its own
+ * callback thread do while it stops that thread (cb_domain.c: "Starting
+ * and stopping"), each interleaving made certain:
+ *  - an rcu_barrier() and a start_poll_synchronize_rcu() that ask while
+ *    the shutdown begins, after its own barrier, are served: the thread
+ *    they asked stops without serving them, so the shutdown restarts it;
+ *  - a callback that queues one or polls while the stop goes on, a
+ *    callback thread whose exit hands its partial defer_rcu() block to
+ *    call_rcu(), and a fork() prepared while the shutdown joins that
+ *    thread (its exit waits for defer's registry lock, which the fork
+ *    holds) neither deadlock the shutdown nor lose what they asked for.
  *
  * The shutdown is held after its barrier by holding the start_lock it takes
  * next.  A hang is the bug each test catches, so it is reported after
@@ -14,9 +20,11 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <quiesce/defer.h>
 #include <quiesce/rcu.h>
 
 #include "check.h"
@@ -214,10 +222,163 @@ static void test_poll_as_shutdown_stops(void)
 	wait_for(late_poll_done, "a grace period that start_poll asked for as the shutdown began");
 }
 
+/*
+ * A callback that runs as the stop begins, and then queues another or
+ * asks for a grace period (start_poll).
+ */
+static atomic_bool stop_callback_running;
+static bool stop_callback_polls;
+static struct rcu_head queued_in_stop;
+
+static void call_as_stop_begins(struct rcu_head *head)
+{
+	atomic_store(&stop_callback_running, true);
+	/* Ended by the shutdown's store of the state (a hang is reported). */
+	wait_for(stop_begun, "the shutdown asking the callback thread to stop");
+	if (stop_callback_polls)
+		late_cookie = start_poll_synchronize_rcu();
+	else
+		call_rcu(&queued_in_stop, count);
+}
+
+static bool stop_callback_runs(void)
+{
+	return atomic_load(&stop_callback_running);
+}
+
+static void callback_as_shutdown_stops(bool polls)
+{
+	static struct rcu_head head;
+
+	start_callback_thread();
+	start_held_shutdown();
+	atomic_store(&ran, 0);
+	atomic_store(&stop_callback_running, false);
+	stop_callback_polls = polls;
+	call_rcu(&head, call_as_stop_begins);
+	wait_for(stop_callback_runs, "the callback queued after the shutdown's barrier");
+	pthread_mutex_unlock(&cb->start_lock);
+	join_or_hang(stopper, polls ? "quiesce_call_rcu_shutdown() while a callback polls"
+				    : "quiesce_call_rcu_shutdown() while a callback queues");
+	if (polls) {
+		wait_for(late_poll_done, "a grace period that a callback asked for in the stop");
+		return;
+	}
+	rcu_barrier();
+	CHECK(atomic_load(&ran) == 1, "the callback queued during the stop ran %lu times",
+	      atomic_load(&ran));
+}
+
+static void test_callback_queues_as_shutdown_stops(void)
+{
+	callback_as_shutdown_stops(false);
+}
+
+static void test_callback_polls_as_shutdown_stops(void)
+{
+	callback_as_shutdown_stops(true);
+}
+
+/* A callback that defers: its thread holds a partial defer_rcu() block. */
+static atomic_ulong deferred_ran;
+
+static void deferred(void *unused)
+{
+	atomic_fetch_add(&deferred_ran, 1);
+}
+
+static void defers(struct rcu_head *head)
+{
+	defer_rcu(deferred, NULL);
+}
+
+/*
+ * Shutdown right after the callback: the thread's exit hands the block
+ * over (defer's flusher would take it only some 10 ms later).
+ */
+static void test_worker_exit_defers(void)
+{
+	static struct rcu_head head;
+	pthread_t t;
+
+	start_callback_thread();
+	atomic_store(&deferred_ran, 0);
+	call_rcu(&head, defers);
+	pthread_create(&t, NULL, shutdown_main, NULL);
+	join_or_hang(t, "quiesce_call_rcu_shutdown() after a callback deferred");
+	rcu_barrier();
+	CHECK(atomic_load(&deferred_ran) == 1, "the deferred call ran %lu times",
+	      atomic_load(&deferred_ran));
+}
+
+/*
+ * fork() while the shutdown joins the thread: its prepare handlers take
+ * defer's registry lock, then (call_rcu.c's) every start_lock.  This
+ * handler, registered before defer's first use, runs between the two and
+ * lets the fork go on once the shutdown has asked the thread to stop, so
+ * that the thread's exit, which takes the registry lock, waits for the fork.
+ */
+static atomic_bool fork_held, fork_in_prepare;
+
+static void hold_fork_prepare(void)
+{
+	if (!atomic_load(&fork_held))
+		return;
+	atomic_store(&fork_in_prepare, true);
+	/* Ended by the shutdown's store of the state (a hang is reported). */
+	wait_for(stop_begun, "the shutdown asking the callback thread to stop");
+}
+
+static bool fork_prepares(void)
+{
+	return atomic_load(&fork_in_prepare);
+}
+
+static void *fork_main(void *unused)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	CHECK(pid > 0, "fork failed");
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child failed (status %#x)",
+	      status);
+	return NULL;
+}
+
+static void test_fork_as_shutdown_joins(void)
+{
+	static struct rcu_head head;
+	pthread_t forker;
+
+	start_callback_thread();
+	atomic_store(&deferred_ran, 0);
+	call_rcu(&head, defers);
+	rcu_barrier();
+	atomic_store(&fork_held, true);
+	pthread_create(&forker, NULL, fork_main, NULL);
+	wait_for(fork_prepares, "the fork's prepare handler");
+	pthread_create(&stopper, NULL, shutdown_main, NULL);
+	join_or_hang(stopper, "quiesce_call_rcu_shutdown() while a fork() is prepared");
+	join_or_hang(forker, "a fork() prepared while the shutdown joins the callback thread");
+	atomic_store(&fork_held, false);
+	rcu_defer_barrier();
+	CHECK(atomic_load(&deferred_ran) == 1, "the deferred call ran %lu times",
+	      atomic_load(&deferred_ran));
+}
+
 int main(void)
 {
+	/* Before defer's first use: defer's prepare handler runs first. */
+	pthread_atfork(hold_fork_prepare, NULL, NULL);
 	test_barrier_as_shutdown_stops();
 	test_poll_as_shutdown_stops();
+	test_callback_queues_as_shutdown_stops();
+	test_callback_polls_as_shutdown_stops();
+	test_worker_exit_defers();
+	test_fork_as_shutdown_joins();
 	printf("call_rcu shutdown: all checks passed\n");
 	return 0;
 }

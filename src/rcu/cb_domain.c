@@ -91,6 +91,24 @@
  * guarantees exists.  Locks: counters_lock, then one thread's counter
  * lock; neither is held while taking a domain's.
  *
+ * Starting and stopping: under start_lock, but for the join.  A waker that
+ * finds the thread ABSENT starts it under the lock.  A stop stores
+ * stop_requested, then the state: STOPPING for shutdown, GONE for good for
+ * destroy() and exit(); then it lets go of the lock and joins the thread.
+ * What the thread does last must not wait for that join: a callback that
+ * queues while the stop goes on, the thread's exit handing its partial
+ * defer_rcu() blocks to call_rcu() (under defer.c's registry lock), a
+ * fork() being prepared (it holds that registry lock, then takes every
+ * start_lock).  No waker wakes or starts a thread that is STOPPING or GONE.
+ * After the join, shutdown stores ABSENT, then looks at the batches, the
+ * queues and the requests (a barrier's harvest, a poll's grace period),
+ * and starts a thread if anything is left: the store-buffer pattern of
+ * "Sleeping and waking", sequentially consistent.  A caller that queued or
+ * asked and then saw STOPPING is seen by that look; one whose load comes
+ * later sees ABSENT (or what followed it) and wakes or starts a thread
+ * itself.  A stop or start that finds the state STOPPING waits (a futex on
+ * the state) until the shutdown has ended its stop, then looks again.
+ *
  * Exit and fork: every domain that was ever used is on a list.  At exit()
  * each domain's pending callbacks get to run (within a bound), then its
  * thread stops, so that no callback runs while the rest of exit() tears
@@ -392,7 +410,10 @@ static bool work_waiting(struct quiesce_cb_domain *cbd)
 {
 	unsigned long target;
 
-	/* Sequentially consistent: see "Sleeping and waking" above. */
+	/*
+	 * Sequentially consistent: see "Sleeping and waking" and "Starting
+	 * and stopping" at the top.
+	 */
 	return harvest_asked(cbd) || poll_pending(cbd, &target) || queued_anywhere(cbd);
 }
 
@@ -406,7 +427,7 @@ static void sleep_until_work(struct quiesce_cb_domain *cbd)
 {
 	int running = QUIESCE_CB_WORKER_RUNNING;
 
-	/* Fails only when exit() made the state GONE: the loop then stops. */
+	/* Fails only when a stop made the state STOPPING or GONE: the loop then stops. */
 	if (!__atomic_compare_exchange_n(&cbd->state, &running, QUIESCE_CB_WORKER_SLEEPING, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return;
@@ -455,6 +476,29 @@ static void register_exit_handler(void)
 	atexit(run_at_exit);
 }
 
+/*
+ * Under start_lock: the state once no shutdown is stopping the thread.
+ * While one is (STOPPING), waits for it without the lock, until
+ * deadline_ns when not 0 (the state may then still be STOPPING).
+ */
+static int state_after_stop(struct quiesce_cb_domain *cbd, uint64_t deadline_ns)
+{
+	int state;
+
+	while ((state = QUIESCE_LOAD(&cbd->state)) == QUIESCE_CB_WORKER_STOPPING) {
+		uint64_t now = quiesce_now_ns();
+
+		if (deadline_ns && now >= deadline_ns)
+			break;
+		pthread_mutex_unlock(&cbd->start_lock);
+		/* Woken by stop_worker() once the stop has ended, or at the deadline. */
+		quiesce_futex_wait(&cbd->state, QUIESCE_CB_WORKER_STOPPING,
+				   deadline_ns ? deadline_ns - now : 0);
+		pthread_mutex_lock(&cbd->start_lock);
+	}
+	return state;
+}
+
 /* Under start_lock, with the state ABSENT. */
 static void start_worker(struct quiesce_cb_domain *cbd)
 {
@@ -478,6 +522,10 @@ void quiesce_cb_wake_worker(struct quiesce_cb_domain *cbd)
 		quiesce_futex_wake_all(&cbd->state);
 		return;
 	}
+	/*
+	 * Running, or stopping (the shutdown looks for work after its join:
+	 * see "Starting and stopping" at the top), or gone.
+	 */
 	if (sleeping != QUIESCE_CB_WORKER_ABSENT)
 		return;
 	ensure_listed(cbd);
@@ -490,13 +538,15 @@ void quiesce_cb_wake_worker(struct quiesce_cb_domain *cbd)
 pthread_t quiesce_cb_domain_thread(struct quiesce_cb_domain *cbd)
 {
 	pthread_t thread;
+	int state;
 
 	ensure_listed(cbd);
 	pthread_mutex_lock(&cbd->start_lock);
-	if (QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_GONE)
+	state = state_after_stop(cbd, 0);
+	if (state == QUIESCE_CB_WORKER_GONE)
 		quiesce_die("the %s callback thread was asked for after exit() stopped it",
 			    cbd->gp->ops->kind);
-	if (QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_ABSENT)
+	if (state == QUIESCE_CB_WORKER_ABSENT)
 		start_worker(cbd);
 	thread = cbd->worker;
 	pthread_mutex_unlock(&cbd->start_lock);
@@ -836,20 +886,39 @@ void quiesce_cb_throttle(struct quiesce_cb_domain *cbd)
 }
 
 /*
- * Stops the thread (under start_lock), leaving its batches for the next one.
- * With a deadline, gives up waiting at that time; returns whether it ended.
+ * Under start_lock, with the thread running, sleeping or stopping: asks it
+ * to stop, leaving its batches for the next one; the state becomes
+ * new_state, STOPPING (shutdown) or GONE.
  */
-static bool stop_worker(struct quiesce_cb_domain *cbd, int new_state, uint64_t deadline_ns)
+static void ask_worker_to_stop(struct quiesce_cb_domain *cbd, int new_state)
 {
-	bool ended = true;
-
+	/*
+	 * Sequentially consistent: the worker's looks at stop_requested after
+	 * storing SLEEPING (work_pending()) or gathering (hurried()) pair
+	 * with it, as callers' requests do (see "Sleeping and waking").
+	 */
 	__atomic_store_n(&cbd->stop_requested, true, __ATOMIC_SEQ_CST);
+	/* Pairs with the worker's compare-and-swaps in sleep_until_work(). */
 	if (__atomic_exchange_n(&cbd->state, new_state, __ATOMIC_SEQ_CST) ==
 	    QUIESCE_CB_WORKER_SLEEPING)
 		quiesce_futex_wake_all(&cbd->state);
 	quiesce_cb_hurry_worker(cbd);
+}
+
+/*
+ * Stops the thread (see "Starting and stopping" at the top): called and
+ * returns under start_lock, which it lets go of across the join.  With a
+ * deadline, gives up waiting at that time; returns whether it ended.
+ */
+static bool stop_worker(struct quiesce_cb_domain *cbd, int new_state, uint64_t deadline_ns)
+{
+	pthread_t worker = cbd->worker;
+	bool ended = true;
+
+	ask_worker_to_stop(cbd, new_state);
+	pthread_mutex_unlock(&cbd->start_lock);
 	if (!deadline_ns) {
-		pthread_join(cbd->worker, NULL);
+		pthread_join(worker, NULL);
 	} else {
 		uint64_t now = quiesce_now_ns(), left = deadline_ns > now ? deadline_ns - now : 0;
 		struct timespec ts;
@@ -862,20 +931,33 @@ static bool stop_worker(struct quiesce_cb_domain *cbd, int new_state, uint64_t d
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000;
 		}
-		ended = !pthread_timedjoin_np(cbd->worker, NULL, &ts);
+		ended = !pthread_timedjoin_np(worker, NULL, &ts);
 	}
-	/* Woken with the state GONE: anyone still waiting gives up. */
+	/* Waiters look at the state again: GONE, they give up. */
 	pthread_mutex_lock(&cbd->lock);
 	pthread_cond_broadcast(&cbd->progress);
 	pthread_mutex_unlock(&cbd->lock);
+	pthread_mutex_lock(&cbd->start_lock);
+	/* Not when exit() made it GONE meanwhile: then it stays stopped. */
+	if (QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_STOPPING) {
+		/*
+		 * Sequentially consistent, before the look at the queues and
+		 * requests in work_waiting(): pairs with the loads of the state
+		 * after a call or a request (see "Starting and stopping").
+		 */
+		__atomic_store_n(&cbd->state, QUIESCE_CB_WORKER_ABSENT, __ATOMIC_SEQ_CST);
+		if (cbd->batch_count || work_waiting(cbd))
+			start_worker(cbd);
+	}
+	/* Wakes state_after_stop(). */
+	quiesce_futex_wake_all(&cbd->state);
 	return ended;
 }
 
-static bool worker_alive(struct quiesce_cb_domain *cbd)
+/* Whether the thread is there and not being stopped. */
+static bool worker_alive(int state)
 {
-	int state = QUIESCE_LOAD(&cbd->state);
-
-	return state != QUIESCE_CB_WORKER_ABSENT && state != QUIESCE_CB_WORKER_GONE;
+	return state == QUIESCE_CB_WORKER_RUNNING || state == QUIESCE_CB_WORKER_SLEEPING;
 }
 
 void quiesce_cb_domain_shutdown(struct quiesce_cb_domain *cbd, const char *call)
@@ -883,21 +965,9 @@ void quiesce_cb_domain_shutdown(struct quiesce_cb_domain *cbd, const char *call)
 	forbid(cbd, call);
 	quiesce_cb_domain_barrier(cbd, call);
 	pthread_mutex_lock(&cbd->start_lock);
-	if (worker_alive(cbd)) {
-		stop_worker(cbd, QUIESCE_CB_WORKER_ABSENT, 0);
-		/*
-		 * Callbacks queued and harvests or grace periods asked for by
-		 * other threads meanwhile are still served: the thread may
-		 * have stopped without serving them.  The look follows
-		 * stop_worker()'s exchange of the state, sequentially
-		 * consistent (the store-buffer pattern of "Sleeping and
-		 * waking"): a caller that queued or asked, then found the
-		 * thread running or sleeping, is seen here; one that found it
-		 * ABSENT starts it itself, under start_lock, once we let go.
-		 */
-		if (cbd->batch_count || work_waiting(cbd))
-			start_worker(cbd);
-	}
+	/* Callbacks and requests that came meanwhile restart it (stop_worker()). */
+	if (worker_alive(state_after_stop(cbd, 0)))
+		stop_worker(cbd, QUIESCE_CB_WORKER_STOPPING, 0);
 	pthread_mutex_unlock(&cbd->start_lock);
 }
 
@@ -910,7 +980,7 @@ void quiesce_cb_domain_destroy(struct quiesce_cb_domain *cbd)
 		quiesce_die("destroying a %s domain from one of its own callbacks",
 			    cbd->gp->ops->kind);
 	pthread_mutex_lock(&cbd->start_lock);
-	if (worker_alive(cbd))
+	if (worker_alive(state_after_stop(cbd, 0)))
 		stop_worker(cbd, QUIESCE_CB_WORKER_GONE, 0);
 	pthread_mutex_unlock(&cbd->start_lock);
 	/*
@@ -939,24 +1009,23 @@ void quiesce_cb_domain_destroy(struct quiesce_cb_domain *cbd)
 static void stop_at_exit(struct quiesce_cb_domain *cbd, bool may_wait)
 {
 	uint64_t deadline = quiesce_now_ns() + QUIESCE_CB_EXIT_WAIT_NS;
+	int state;
 
 	pthread_mutex_lock(&cbd->start_lock);
-	if (!worker_alive(cbd)) {
+	state = may_wait ? state_after_stop(cbd, deadline) : QUIESCE_LOAD(&cbd->state);
+	if (state == QUIESCE_CB_WORKER_ABSENT || state == QUIESCE_CB_WORKER_GONE) {
 		QUIESCE_STORE(&cbd->state, QUIESCE_CB_WORKER_GONE);
-		pthread_mutex_unlock(&cbd->start_lock);
-		return;
-	}
-	if (may_wait && !wait_for_harvest(cbd, deadline))
-		quiesce_warn("exit: %s callbacks still pending after %u ms (a reader holds "
-			     "the grace period up?); they will not run",
-			     cbd->gp->ops->kind, QUIESCE_CB_EXIT_WAIT_NS / 1000000u);
-	if (!may_wait) {
-		__atomic_store_n(&cbd->stop_requested, true, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&cbd->state, QUIESCE_CB_WORKER_GONE, __ATOMIC_SEQ_CST);
-		quiesce_futex_wake_all(&cbd->state);
-	} else if (!stop_worker(cbd, QUIESCE_CB_WORKER_GONE, deadline)) {
-		quiesce_warn("exit: the %s callback thread is still busy; exiting without it",
-			     cbd->gp->ops->kind);
+	} else if (!may_wait || state == QUIESCE_CB_WORKER_STOPPING) {
+		/* It stops on its own; a shutdown joining it leaves it stopped. */
+		ask_worker_to_stop(cbd, QUIESCE_CB_WORKER_GONE);
+	} else {
+		if (!wait_for_harvest(cbd, deadline))
+			quiesce_warn("exit: %s callbacks still pending after %u ms (a reader "
+				     "holds the grace period up?); they will not run",
+				     cbd->gp->ops->kind, QUIESCE_CB_EXIT_WAIT_NS / 1000000u);
+		if (!stop_worker(cbd, QUIESCE_CB_WORKER_GONE, deadline))
+			quiesce_warn("exit: the %s callback thread is still busy; exiting "
+				     "without it", cbd->gp->ops->kind);
 	}
 	pthread_mutex_unlock(&cbd->start_lock);
 }
@@ -1013,7 +1082,7 @@ void quiesce_cb_domains_child_after_fork(void)
 	}
 	pthread_mutex_unlock(&counters_lock);
 	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed) {
-		/* Waiters of the parent's have no thread here. */
+		/* Waiters of the parent's have no thread here, nor a stop under way. */
 		init_progress_cond(cbd);
 		if (cbd->state != QUIESCE_CB_WORKER_GONE)
 			cbd->state = QUIESCE_CB_WORKER_ABSENT;

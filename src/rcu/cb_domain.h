@@ -65,13 +65,15 @@ struct quiesce_cb_source {
 
 /*
  * The callback thread's state (a futex word): callers that queue into an
- * empty queue read it, and wake or start the thread unless it runs.
+ * empty queue read it, and wake or start the thread unless it runs or is
+ * being stopped (cb_domain.c: "Starting and stopping").
  */
 enum {
 	QUIESCE_CB_WORKER_RUNNING,
 	QUIESCE_CB_WORKER_SLEEPING,
+	QUIESCE_CB_WORKER_STOPPING,	/* shutdown joins it, then looks for work */
 	QUIESCE_CB_WORKER_ABSENT,	/* not started yet, or shut down */
-	QUIESCE_CB_WORKER_GONE,		/* stopped at exit: never restarts */
+	QUIESCE_CB_WORKER_GONE,		/* stopped at exit or destroy: never restarts */
 };
 
 struct quiesce_cb_batch {
@@ -119,7 +121,7 @@ struct quiesce_cb_domain {
 	unsigned long harvests, harvest_wanted, invoked_through, poll_target;
 	unsigned waiters, throttled_waiters;	/* under lock */
 
-	/* Starting and stopping the thread: under start_lock. */
+	/* Starting and stopping the thread: under start_lock (not the join). */
 	pthread_mutex_t start_lock;
 	pthread_t worker;
 	bool stop_requested;
@@ -190,7 +192,7 @@ void quiesce_cb_domain_destroy(struct quiesce_cb_domain *cbd);
 QUIESCE_COLD QUIESCE_NORETURN void quiesce_cb_null_func(struct quiesce_rcu_head *head);
 
 /* For the default domain's enqueue side (call_rcu.c). */
-/* Wakes or starts the callback thread (its state is not RUNNING). */
+/* Wakes or starts the callback thread (its state is not RUNNING); not while it stops. */
 void quiesce_cb_wake_worker(struct quiesce_cb_domain *cbd);
 /* Ends the worker's pause for callbacks to gather: someone waits for them. */
 void quiesce_cb_hurry_worker(struct quiesce_cb_domain *cbd);
