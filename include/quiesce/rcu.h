@@ -226,7 +226,8 @@ QUIESCE_API void quiesce_cond_synchronize_rcu(unsigned long cookie);
  *   synchronize_rcu() and rcu_read_lock(); it must return outside any
  *   critical section (checked) and must not call rcu_barrier() (it would
  *   wait for itself: checked) or fork() (the child would run on a copy of
- *   the callback thread).
+ *   the callback thread: checked, the child dies with a message when the
+ *   callback returns in it).
  * - rcu_barrier() returns after every callback queued before it has run,
  *   including callbacks of threads that have exited since and those queued
  *   on the flavor's workers.  Callbacks that those callbacks queue are not

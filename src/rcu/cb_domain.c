@@ -116,7 +116,10 @@
  * the child never copies them in mid-update; the child has no callback
  * thread and drops the parent's batches (they run in the parent), and the
  * forking thread keeps its counting slots, emptied: the counts were of the
- * parent's callbacks.
+ * parent's callbacks.  A callback must not fork(): its child, a copy of
+ * the callback thread without the batches it was running, dies with a
+ * message as soon as the callback returns there (one that execs first is
+ * not affected).
  */
 #include "rcu/cb_domain.h"
 
@@ -142,6 +145,9 @@ bool quiesce_test_slow_harvest;
 
 /* The domain whose callback thread this is, if any. */
 static __thread struct quiesce_cb_domain *on_worker __attribute__((tls_model("initial-exec")));
+/* In the child of a fork() that a callback called: the callback's domain. */
+static __thread struct quiesce_cb_domain *forked_in_callback
+	__attribute__((tls_model("initial-exec")));
 
 /* The domains ever used, for exit and fork: under domains_lock. */
 static pthread_mutex_t domains_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -208,6 +214,13 @@ static void free_rcu_object(struct quiesce_rcu_head *head, uintptr_t offset_plus
 	free((char *)head - (offset_plus_one - 1));
 }
 
+static QUIESCE_COLD QUIESCE_NORETURN void callback_forked(void (*func)(struct quiesce_rcu_head *))
+{
+	quiesce_die("fork() called from an %s callback (%p): the child, a copy of the callback "
+		    "thread, cannot go on running callbacks (exec or _exit in the child)",
+		    forked_in_callback->gp->ops->kind, (void *)(uintptr_t)func);
+}
+
 /* Runs a batch's callbacks in order; returns how many. */
 static uint64_t invoke(struct quiesce_cb_list *list)
 {
@@ -223,6 +236,9 @@ static uint64_t invoke(struct quiesce_cb_list *list)
 			free_rcu_object(cb, (uintptr_t)func);
 		else
 			func(cb);
+		/* Before anything else: the child's batches are gone (see the top). */
+		if (QUIESCE_UNLIKELY(forked_in_callback))
+			callback_forked(func);
 		if (QUIESCE_UNLIKELY(quiesce_rcu_read_ongoing()))
 			quiesce_die("RCU callback %p returned inside a read-side critical section",
 				    (void *)(uintptr_t)func);
@@ -1072,6 +1088,8 @@ void quiesce_cb_domains_child_after_fork(void)
 {
 	struct cb_counter *self = &counter_self;
 
+	/* invoke() dies when the callback returns (see the top). */
+	forked_in_callback = on_worker;
 	INIT_LIST_HEAD(&counters);
 	if (self->registered) {
 		/* The backlogs restart at 0: the counts were the parent's. */
