@@ -40,6 +40,45 @@ void check_wait_until(bool (*done)(void *), void *arg, const char *what)
 	}
 }
 
+static atomic_bool held_reader_inside, held_reader_release;
+static pthread_t held_reader;
+static bool held_reader_started;
+
+static void *holding_reader(void *unused)
+{
+	(void)unused;
+	rcu_read_lock();
+	atomic_store(&held_reader_inside, true);
+	while (!atomic_load(&held_reader_release))	/* until check_release_reader() */
+		check_sleep_us(1000);
+	rcu_read_unlock();
+	return NULL;
+}
+
+static bool held_reader_is_inside(void *unused)
+{
+	(void)unused;
+	return atomic_load(&held_reader_inside);
+}
+
+void check_hold_reader(void)
+{
+	CHECK(!held_reader_started, "check_hold_reader() while a reader is held already");
+	atomic_store(&held_reader_inside, false);
+	atomic_store(&held_reader_release, false);
+	CHECK(pthread_create(&held_reader, NULL, holding_reader, NULL) == 0, "pthread_create");
+	held_reader_started = true;
+	check_wait_until(held_reader_is_inside, NULL, "the held reader entering its section");
+}
+
+void check_release_reader(void)
+{
+	CHECK(held_reader_started, "check_release_reader() with no reader held");
+	atomic_store(&held_reader_release, true);
+	pthread_join(held_reader, NULL);
+	held_reader_started = false;
+}
+
 int check_run_child(void (*fn)(void *), void *arg, char *err, size_t cap)
 {
 	int fds[2];

@@ -54,6 +54,15 @@ void check_sleep_us(unsigned us);
 void check_wait_until(bool (*done)(void *), void *arg, const char *what);
 
 /*
+ * A thread inside a read-side section of the default RCU from
+ * check_hold_reader(), which returns once it is inside, until
+ * check_release_reader(), which returns once it has left and ended: no
+ * grace period of the default RCU that starts meanwhile ends meanwhile.
+ * One at a time.
+ */
+void check_hold_reader(void);
+void check_release_reader(void);
+/*
  * Runs fn(arg) in a forked child.  Returns the child's exit status as
  * waitpid() reports it, and copies up to cap-1 bytes of what the child wrote
  * to stderr into err (NUL-terminated).  A child still running after

@@ -40,33 +40,15 @@ static void queue_counted(atomic_ulong *counter)
 }
 
 /* A reader inside when the callback is queued holds it back. */
-static atomic_bool reader_inside, reader_release;
-
-static void *holding_reader(void *unused)
-{
-	rcu_read_lock();
-	atomic_store(&reader_inside, true);
-	while (!atomic_load(&reader_release))
-		check_sleep_us(1000);
-	rcu_read_unlock();
-	return NULL;
-}
-
 static void test_waits_for_reader(void)
 {
 	atomic_ulong ran = 0;
-	pthread_t t;
 
-	atomic_store(&reader_inside, false);
-	atomic_store(&reader_release, false);
-	pthread_create(&t, NULL, holding_reader, NULL);
-	while (!atomic_load(&reader_inside))
-		check_sleep_us(100);
+	check_hold_reader();
 	queue_counted(&ran);
 	check_sleep_us(50000);
 	CHECK(atomic_load(&ran) == 0, "a callback ran while a reader from before it was inside");
-	atomic_store(&reader_release, true);
-	pthread_join(t, NULL);
+	check_release_reader();
 	rcu_barrier();
 	CHECK(atomic_load(&ran) == 1, "the callback ran once the reader left");
 }
@@ -269,13 +251,8 @@ static void exit_inside_reader(void *unused)
 static void exit_with_stuck_reader(void *unused)
 {
 	static struct rcu_head head;
-	pthread_t t;
 
-	atomic_store(&reader_inside, false);
-	atomic_store(&reader_release, false);
-	pthread_create(&t, NULL, holding_reader, NULL);
-	while (!atomic_load(&reader_inside))
-		check_sleep_us(100);
+	check_hold_reader();
 	call_rcu(&head, say_ran);
 	exit(0);
 }

@@ -30,7 +30,7 @@ struct item {
 
 static struct item main_pool[POOL], flood_pool[2][POOL];
 static atomic_ulong ran, flood_ran;
-static atomic_bool reader_inside, reader_release, stop;
+static atomic_bool stop;
 static atomic_int flooding;		/* flood threads past their start */
 
 static void item_done(struct rcu_head *head)
@@ -58,16 +58,6 @@ static void queue_items(int first, int n)
 		CHECK(queue_item(&main_pool[i], &ran), "item %d is free", i);
 }
 
-static void *holding_reader(void *unused)
-{
-	rcu_read_lock();
-	atomic_store(&reader_inside, true);
-	while (!atomic_load(&reader_release))
-		check_sleep_us(1000);
-	rcu_read_unlock();
-	return NULL;
-}
-
 static void child_drops_parents_callbacks(void *unused)
 {
 	struct quiesce_rcu_stats s;
@@ -88,7 +78,6 @@ static void child_drops_parents_callbacks(void *unused)
 static void test_pending_stay_in_parent(void)
 {
 	char err[4096];
-	pthread_t t;
 	int status;
 
 	/*
@@ -98,9 +87,7 @@ static void test_pending_stay_in_parent(void)
 	 */
 	CHECK(queue_item(&main_pool[POOL - 1], &flood_ran), "the last item is free");
 	rcu_barrier();
-	pthread_create(&t, NULL, holding_reader, NULL);
-	while (!atomic_load(&reader_inside))
-		check_sleep_us(100);
+	check_hold_reader();
 	/* The reader holds these back: they are pending at fork(). */
 	queue_items(0, PENDING);
 	check_sleep_us(20000);
@@ -108,8 +95,7 @@ static void test_pending_stay_in_parent(void)
 	status = check_run_child(child_drops_parents_callbacks, NULL, err, sizeof(err));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed (status %#x): %s",
 	      status, err);
-	atomic_store(&reader_release, true);
-	pthread_join(t, NULL);
+	check_release_reader();
 	rcu_barrier();
 	CHECK(atomic_load(&ran) == PENDING, "the parent ran its %d callbacks: %lu", PENDING,
 	      atomic_load(&ran));

@@ -59,35 +59,18 @@ static void queue_counted(struct quiesce_cb_domain *cbd, atomic_ulong *counter)
 	quiesce_cb_domain_call(cbd, &c->rcu, count_and_free);
 }
 
-static atomic_bool reader_inside, reader_release;
-static pthread_t reader;
-
-static void *holding_reader(void *unused)
-{
-	rcu_read_lock();
-	atomic_store(&reader_inside, true);
-	while (!atomic_load(&reader_release))
-		check_sleep_us(1000);
-	rcu_read_unlock();
-	return NULL;
-}
-
 static void test_waits_for_reader(void)
 {
 	struct quiesce_cb_domain cbd;
 	atomic_ulong ran = 0;
-	pthread_t t;
 
 	quiesce_cb_domain_init(&cbd, &quiesce_rcu_domain, "test-cb");
-	pthread_create(&t, NULL, holding_reader, NULL);
-	while (!atomic_load(&reader_inside))
-		check_sleep_us(100);
+	check_hold_reader();
 	queue_counted(&cbd, &ran);
 	check_sleep_us(50000);
 	CHECK(atomic_load(&ran) == 0, "a callback ran while a reader from before it was inside");
 	CHECK(quiesce_cb_domain_pending(&cbd), "pending() misses a callback not yet run");
-	atomic_store(&reader_release, true);
-	pthread_join(t, NULL);
+	check_release_reader();
 	quiesce_cb_domain_barrier(&cbd, "test_barrier");
 	CHECK(atomic_load(&ran) == 1, "the callback ran once the reader left");
 	CHECK(!quiesce_cb_domain_pending(&cbd), "pending() after the barrier");
@@ -126,22 +109,6 @@ static void test_many_domains(void)
 		      atomic_load(&counts[d]), ENQUEUERS * PER_THREAD);
 		quiesce_cb_domain_destroy(&domains[d]);
 	}
-}
-
-/* A reader inside from now until release_reader(): no grace period ends. */
-static void hold_reader(void)
-{
-	atomic_store(&reader_inside, false);
-	atomic_store(&reader_release, false);
-	pthread_create(&reader, NULL, holding_reader, NULL);
-	while (!atomic_load(&reader_inside))
-		check_sleep_us(100);
-}
-
-static void release_reader(void)
-{
-	atomic_store(&reader_release, true);
-	pthread_join(reader, NULL);
 }
 
 /*
@@ -203,14 +170,14 @@ static bool pending_while_held(bool busted)
 	bool seen;
 
 	quiesce_cb_domain_init(&cbd, &quiesce_rcu_domain, "test-held");
-	hold_reader();
+	check_hold_reader();
 	queue_counted(&cbd, &ran);
 	check_wait_until(queue_taken, &cbd, "the harvest of the callback");
 	QUIESCE_STORE(&quiesce_test_busted_cb_pending, busted);
 	seen = quiesce_cb_domain_pending(&cbd);
 	QUIESCE_STORE(&quiesce_test_busted_cb_pending, false);
 	CHECK(atomic_load(&ran) == 0, "a callback ran while a reader from before it was inside");
-	release_reader();
+	check_release_reader();
 	quiesce_cb_domain_barrier(&cbd, "test_barrier");
 	quiesce_cb_domain_destroy(&cbd);
 	return seen;
@@ -325,12 +292,12 @@ static uint64_t throttled_in_flood(bool no_throttle)
 
 	quiesce_cb_domain_init(&cbd, &quiesce_rcu_domain, "test-flood");
 	atomic_store(&flood_ran, 0);
-	hold_reader();
+	check_hold_reader();
 	QUIESCE_STORE(&quiesce_test_call_rcu_no_throttle, no_throttle);
 	while (calls < FLOOD_CALLS && !QUIESCE_LOAD(&cbd.stats.throttled))
 		quiesce_cb_domain_call(&cbd, &flood_heads[calls++], count_only);
 	QUIESCE_STORE(&quiesce_test_call_rcu_no_throttle, false);
-	release_reader();
+	check_release_reader();
 	quiesce_cb_domain_barrier(&cbd, "test_barrier");
 	CHECK(atomic_load(&flood_ran) == calls, "the barrier returned after %lu of %lu callbacks",
 	      atomic_load(&flood_ran), calls);
