@@ -3,6 +3,12 @@
 
 #include <quiesce/rcu.h>
 
+const struct quiesce_rcuhash_params rcuhash_check_item_params = {
+	.node_offset = offsetof(struct rcuhash_check_item, node),
+	.key_offset = offsetof(struct rcuhash_check_item, key),
+	.key_len = sizeof(unsigned long),
+};
+
 size_t rcuhash_check_walk_count(struct quiesce_rcuhash *ht)
 {
 	struct quiesce_rcuhash_walk w;

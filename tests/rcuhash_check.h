@@ -9,6 +9,13 @@
 
 #include <quiesce/rcuhash.h>
 
+/* An element keyed by an unsigned long, and the parameters of a table of them. */
+struct rcuhash_check_item {
+	unsigned long key;
+	struct quiesce_rcuhash_node node;
+};
+extern const struct quiesce_rcuhash_params rcuhash_check_item_params;
+
 /* The elements a walk of ht sees, in a section of the default RCU. */
 size_t rcuhash_check_walk_count(struct quiesce_rcuhash *ht);
 

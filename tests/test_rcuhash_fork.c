@@ -29,24 +29,14 @@
 #include <quiesce/rcuhash.h>
 
 #include "check.h"
+#include "rcuhash_check.h"
 #include "ds/rcuhash_internal.h"
 
 #define KEYS 10000		/* the parent's */
 #define CHILD_KEYS 20000	/* the child's, to make its table grow */
 
-struct item {
-	unsigned long key;
-	struct rcuhash_node node;
-};
-
-static const struct rcuhash_params params = {
-	.node_offset = offsetof(struct item, node),
-	.key_offset = offsetof(struct item, key),
-	.key_len = sizeof(unsigned long),
-};
-
 static struct rcuhash *ht;
-static struct item items[KEYS];
+static struct rcuhash_check_item items[KEYS];
 static unsigned long nkeys;	/* items[0 .. nkeys) are in the table */
 /* The stalled threads' states: 1 stalled (in a hook), 2 may go on, 3 done. */
 static atomic_int locked_state, alloc_state, walker_state;
@@ -78,7 +68,7 @@ static unsigned stripe_of(unsigned long key)
 
 static void child_checks(void *arg)
 {
-	static struct item mine[CHILD_KEYS];
+	static struct rcuhash_check_item mine[CHILD_KEYS];
 	bool stripe_done[RCUHASH_STRIPES] = { false };
 	unsigned stripes = 0;
 	size_t before;
@@ -91,7 +81,7 @@ static void child_checks(void *arg)
 		CHECK(present(k), "the child lost key %lu", k);
 	/* An insert and a removal under each of the 64 stripe locks. */
 	for (unsigned long k = 1000000; stripes < RCUHASH_STRIPES; k++) {
-		struct item it = { .key = k };
+		struct rcuhash_check_item it = { .key = k };
 
 		if (stripe_done[stripe_of(k)])
 			continue;
@@ -169,8 +159,8 @@ static void stall_in_stripe(void)
 
 static void *locked_updater(void *arg)
 {
-	static struct item first[2] = { { .key = 500000 }, { .key = 500002 } };
-	static struct item second = { .key = 500001 };
+	static struct rcuhash_check_item first[2] = { { .key = 500000 }, { .key = 500002 } };
+	static struct rcuhash_check_item second = { .key = 500001 };
 	bool again = atomic_load(&second_update);
 
 	CHECK(rcuhash_insert(ht, &first[again].node), "the stalled insert");
@@ -267,7 +257,7 @@ int main(void)
 	pthread_t t;
 
 	pthread_atfork(test_prepare_fork, test_parent_after_fork, NULL);
-	ht = rcuhash_new(&params);
+	ht = rcuhash_new(&rcuhash_check_item_params);
 
 	/*
 	 * A resize half done: inserts until one is published (each update

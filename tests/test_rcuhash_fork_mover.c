@@ -22,35 +22,25 @@
 #include <quiesce/rcuhash.h>
 
 #include "check.h"
+#include "rcuhash_check.h"
 #include "ds/rcuhash_internal.h"
 
 #define MAX_KEYS 1000
 
-struct item {
-	unsigned long key;
-	struct rcuhash_node node;
-};
-
-static const struct rcuhash_params params = {
-	.node_offset = offsetof(struct item, node),
-	.key_offset = offsetof(struct item, key),
-	.key_len = sizeof(unsigned long),
-};
-
 static struct rcuhash *ht;
-static struct item items[MAX_KEYS];
+static struct rcuhash_check_item items[MAX_KEYS];
 static unsigned long nkeys;	/* items[0 .. nkeys) are in the table (the last: the mover's) */
 /* The mover's state: 0 not yet stopped, 1 stopped in the hook, 2 may go on. */
 static atomic_int mover_state;
 
-static struct item *next_item(void)
+static struct rcuhash_check_item *next_item(void)
 {
 	CHECK(nkeys < MAX_KEYS, "no resize published after %lu keys", nkeys);
 	items[nkeys].key = nkeys;
 	return &items[nkeys++];
 }
 
-static void insert(struct item *it)
+static void insert(struct rcuhash_check_item *it)
 {
 	CHECK(rcuhash_insert(ht, &it->node), "insert %lu", it->key);
 }
@@ -87,8 +77,7 @@ static bool mover_stopped(void *arg)
 static void child_checks(void *arg)
 {
 	struct rcuhash_table *t = ht->tbl;
-	struct rcuhash_walk w;
-	size_t heads = 0, walked = 0, moved = QUIESCE_LOAD(&t->moved);
+	size_t heads = 0, walked, moved = QUIESCE_LOAD(&t->moved);
 
 	CHECK(t->future, "no resize in progress at fork()");
 	for (size_t b = 0; b <= t->mask; b++)
@@ -99,12 +88,7 @@ static void child_checks(void *arg)
 	      "the child counts %zu buckets moved where %zu heads say MOVED: its resize "
 	      "can never finish", moved, heads);
 	/* walk_start() finishes the resize in progress. */
-	rcu_read_lock();
-	rcuhash_walk_start(ht, &w);
-	while (rcuhash_walk_next(&w))
-		walked++;
-	rcuhash_walk_stop(&w);
-	rcu_read_unlock();
+	walked = rcuhash_check_walk_count(ht);
 	CHECK(walked == nkeys, "the child's walk found %zu of %lu keys", walked, nkeys);
 	CHECK(!quiesce_rcu_dereference(ht->tbl)->future, "walk_start() left the resize unfinished");
 	CHECK(rcuhash_resize(ht, 8 * nkeys), "resize() in the child");
@@ -124,7 +108,7 @@ int main(void)
 	pthread_t t;
 	int status;
 
-	ht = rcuhash_new(&params);
+	ht = rcuhash_new(&rcuhash_check_item_params);
 	/* The insert that publishes a resize moves its first batch only. */
 	while (!quiesce_rcu_dereference(ht->tbl)->future)
 		insert(next_item());

@@ -35,15 +35,11 @@
 #include <quiesce/rcuhash.h>
 
 #include "check.h"
+#include "rcuhash_check.h"
 #include "ds/rcuhash_internal.h"
 
 #define GROW_KEYS 400	/* enough to grow a table of 64 buckets twice */
 #define ITEMS (16 + GROW_KEYS)
-
-struct item {
-	unsigned long key;
-	struct rcuhash_node node;
-};
 
 enum thread_state { ONLINE, OFFLINE, UNREGISTERED };
 static const char *const state_names[] = { "online", "offline", "not registered" };
@@ -56,7 +52,7 @@ struct run {
 
 static struct rcuhash *ht;
 static const struct run *cur;
-static struct item items[ITEMS];
+static struct rcuhash_check_item items[ITEMS];
 static unsigned nitems;
 /* What the hooks saw: calls, and calls that found the thread unprotected. */
 static atomic_ulong in_table, unprotected, allocs, allocs_inside;
@@ -129,7 +125,7 @@ static void check_update(const char *what, bool hooked, unsigned long calls_befo
 		      cur->domain, what, state_names[cur->state], state_names[qsbr_state()]);
 }
 
-static struct item *item(unsigned long key)
+static struct rcuhash_check_item *item(unsigned long key)
 {
 	CHECK(nitems < ITEMS, "out of items");
 	items[nitems].key = key;
@@ -183,7 +179,7 @@ static bool present(unsigned long key)
 
 static void *updater(void *arg)
 {
-	struct item *a = item(1), *b = item(2), *c = item(3), *c2 = item(3), *d = item(4),
+	struct rcuhash_check_item *a = item(1), *b = item(2), *c = item(3), *c2 = item(3), *d = item(4),
 		    *d2 = item(4), *d3 = item(4);
 	size_t before, buckets;
 	unsigned long allocs_before;
@@ -252,14 +248,10 @@ static void keep_item(struct rcuhash_node *node, void *arg)
 
 static void run(const struct run *r)
 {
-	struct rcuhash_params params = {
-		.node_offset = offsetof(struct item, node),
-		.key_offset = offsetof(struct item, key),
-		.key_len = sizeof(unsigned long),
-		.rcu = r->rcu,
-	};
+	struct rcuhash_params params = rcuhash_check_item_params;
 	pthread_t t;
 
+	params.rcu = r->rcu;
 	cur = r;
 	nitems = 0;
 	atomic_store(&in_table, 0);

@@ -31,19 +31,8 @@
 #define KEYS_A 4096	/* the main thread inserts until a resize is due, at most these */
 #define KEYS_B 1000	/* the other updater's, while the first allocates */
 
-struct item {
-	unsigned long key;
-	struct rcuhash_node node;
-};
-
-static const struct rcuhash_params params = {
-	.node_offset = offsetof(struct item, node),
-	.key_offset = offsetof(struct item, key),
-	.key_len = sizeof(unsigned long),
-};
-
 static struct rcuhash *ht;
-static struct item items_a[KEYS_A], items_b[KEYS_B];
+static struct rcuhash_check_item items_a[KEYS_A], items_b[KEYS_B];
 static atomic_uint hook_calls;
 static atomic_bool b_go, b_done;
 
@@ -112,7 +101,7 @@ static void run(void *busted)
 	atomic_store(&b_go, false);
 	atomic_store(&b_done, false);
 	__atomic_store_n(&quiesce_test_rcuhash_alloc_hook, alloc_hook, __ATOMIC_RELAXED);
-	ht = rcuhash_new(&params);
+	ht = rcuhash_new(&rcuhash_check_item_params);
 	pthread_create(&b, NULL, other_updater, NULL);
 	/* Until an insert finds a resize due; it returns once b is done. */
 	while (!atomic_load(&hook_calls)) {
