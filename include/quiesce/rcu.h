@@ -13,6 +13,11 @@
  *   does it ahead of time.  A thread that exits while registered is
  *   unregistered by a thread-exit destructor; one that exits inside a
  *   critical section is reported on stderr and unregistered.
+ * - Sections may be taken in signal handlers of a thread registered
+ *   already, this domain's and the mb domain's (rcu_mb.h) alike.
+ *   Registering takes a lock, which the interrupted thread may hold: a
+ *   handler must not be the first to enter a section on a thread that is
+ *   not registered.
  * - After fork() the child's registry holds only the forking thread.
  *
  * Grace periods

@@ -33,6 +33,9 @@
  *   quiesce_rcu_mb_unregister_thread() both take the thread out of both
  *   domains, and its next section of either registers it again.  A thread
  *   that exits inside an mb section is reported on stderr and unregistered.
+ * - Sections may be taken in signal handlers of a thread registered
+ *   already, by either domain: its first mb section then takes no lock
+ *   (the rule of rcu.h).
  * - After fork() the child's registry holds only the forking thread.
  * - Callbacks run on the thread "quiesce-mb-cb"; the rules of call_rcu()
  *   in rcu.h apply (a callback must not call quiesce_rcu_barrier_mb()).

@@ -176,10 +176,16 @@ extern bool quiesce_test_busted_past_flip;
 /*
  * Test-only: called, when set, where a test may hold a thread: an owner
  * right after it bumped gp_ended, a caller right before it sleeps on
- * gp_ended, and a thread putting a domain on the engine's list, between
- * its two stores.
+ * gp_ended, a thread putting a domain on the engine's list, between its
+ * two stores, and the mb domain's scan, holding the registry lock
+ * (rcu_mb.c).
  */
-enum { QUIESCE_GP_HOOK_ENDED_BUMPED, QUIESCE_GP_HOOK_ENDED_SLEEPING, QUIESCE_GP_HOOK_LISTING };
+enum {
+	QUIESCE_GP_HOOK_ENDED_BUMPED,
+	QUIESCE_GP_HOOK_ENDED_SLEEPING,
+	QUIESCE_GP_HOOK_LISTING,
+	QUIESCE_GP_HOOK_SCANNING,
+};
 extern void (*quiesce_test_gp_hook)(struct quiesce_gp_domain *d, int where);
 
 #endif

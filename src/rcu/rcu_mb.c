@@ -46,9 +46,15 @@
  *     start() stored before it, and wakes it.  So a sleep never waits for
  *     a timer.
  *  d. Registration and leaving: under the registry lock, which every scan
- *     takes.  A scan before a thread's entry points at its counter
- *     happens before that thread's first section (the lock), which sees
- *     the unlink; a scan after it reads the counter.  A thread that
+ *     takes.  A scan before a thread's entry is linked happens before
+ *     that thread's first section (the lock), which sees the unlink; a
+ *     scan after it reads the counter, which the entry points at from its
+ *     link on.  The counter says QUIESCE_RCU_UNREGISTERED, depth 0, until
+ *     the thread's first mb section stores 0 there without the lock
+ *     (registry.c): to a scan both are outside any section, and (a) orders
+ *     the section that follows as any other.  (A lock there would wait
+ *     for ever in a signal handler's first mb section that interrupted its
+ *     own thread in a scan.)  A thread that
  *     leaves unlinks under the lock: its sections happen before every
  *     later scan (its signal handlers' too: it blocks signals until its
  *     counters say unregistered, registry.c); one that exits inside a
@@ -98,17 +104,17 @@ static unsigned mb_blocking(struct quiesce_gp_domain *d, struct quiesce_rcu_stal
 	unsigned long phase = quiesce_rcu_mb_gp_word.ctr;	/* start() wrote it, in this grace period */
 	unsigned blocking = 0;
 
-	(void)d;
 	if (QUIESCE_LOAD(&quiesce_test_busted_rcu_mb))
 		return 0;	/* The broken control: waits for no reader. */
 	pthread_mutex_lock(&quiesce_registry_lock);
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_gp_hook)))
+		quiesce_test_gp_hook(d, QUIESCE_GP_HOOK_SCANNING);
 	quiesce_registry_for_each(e) {
 		/*
 		 * Sequentially consistent: the total order with the fences of
 		 * (a) and (c), and acquire for the release store of (b).
 		 */
-		if (!e->mb_reader ||
-		    !quiesce_rcu_ctr_blocks(__atomic_load_n(&e->mb_reader->ctr, __ATOMIC_SEQ_CST),
+		if (!quiesce_rcu_ctr_blocks(__atomic_load_n(&e->mb_reader->ctr, __ATOMIC_SEQ_CST),
 					    phase))
 			continue;
 		if (blocking < cap)

@@ -9,18 +9,22 @@
  * under the lock, so that grace periods, which count under it, see them
  * in one place or the other, never both or neither.
  *
- * The mb domain (rcu_mb.c) shares the entries: a thread's first mb section
- * registers it if needed and points its entry at its mb counter, under the
- * lock (quiesce_registry_use_mb()); leaving the registry leaves both
- * domains, and sets the mb counter back to QUIESCE_RCU_UNREGISTERED so
- * that the next mb section registers again.
+ * The mb domain (rcu_mb.c) shares the entries: registering points the
+ * entry at the thread's mb counter too, which says QUIESCE_RCU_UNREGISTERED
+ * (depth 0: outside any section, to a scan) until the thread's first mb
+ * section registers the thread if needed and stores 0 there, taking no lock
+ * (quiesce_registry_use_mb()); leaving the registry leaves both domains,
+ * and sets the mb counter back to QUIESCE_RCU_UNREGISTERED so that the next
+ * mb section registers again.  Taking no lock is what lets a signal
+ * handler's first mb section interrupt its own thread in a scan, which
+ * holds the lock: taking it there would wait for ever.
  *
  * Signal handlers.  A handler may take a section of any of these domains
  * on a thread that is registered (rcu_domain.c, "Callers that wait";
  * srcu.h), and a thread counts as registered from the end of
- * quiesce_rcu_register_thread() to the end of unregister_self().  Both,
- * and quiesce_registry_use_mb(), run with every signal blocked, so that no
- * handler runs while they are half done.  Once leaving has unlinked the
+ * quiesce_rcu_register_thread() to the end of unregister_self().  Both run
+ * with every signal blocked, so that no handler runs while they are half
+ * done.  Once leaving has unlinked the
  * entry and freed the SRCU slots, and before the counters say
  * QUIESCE_RCU_UNREGISTERED, a handler would find its counters at 0 and
  * take rcu_read_lock()'s (or the mb one's) fast path, into a section that
@@ -116,7 +120,6 @@ static void unregister_self(void)
 	 * latest one is ordered after all earlier ones.
 	 */
 	QUIESCE_STORE_RELEASE(&quiesce_registry_count, quiesce_registry_count - 1);
-	self_entry.mb_reader = NULL;
 	pthread_mutex_unlock(&quiesce_registry_lock);
 	test_window();
 	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, QUIESCE_RCU_UNREGISTERED);
@@ -174,7 +177,7 @@ static void register_self(void)
 
 	self_entry.reader = &quiesce_rcu_reader_self;
 	self_entry.srcu_slots = quiesce_srcu_slots_self;
-	self_entry.mb_reader = NULL;
+	self_entry.mb_reader = &quiesce_rcu_mb_reader_self;
 	self_entry.thread = pthread_self();
 	self_entry.tid = quiesce_gettid();
 	self_entry.barrier = (struct quiesce_barrier_slot){ 0 };
@@ -212,20 +215,16 @@ void quiesce_rcu_register_thread(void)
 
 void quiesce_registry_use_mb(void)
 {
-	sigset_t saved;
-
-	block_signals(&saved);
-	/* A signal handler that ran before the block may have done it all. */
-	if (quiesce_rcu_mb_reader_self.ctr == QUIESCE_RCU_UNREGISTERED) {
-		if (!self_registered())
-			register_self();
-		pthread_mutex_lock(&quiesce_registry_lock);
-		/* Outside any mb section; scans see the counter from here on. */
+	quiesce_rcu_register_thread();
+	/*
+	 * The entry points at the counter already (the top of this file).  A
+	 * signal handler that ran since the check of the caller's may have
+	 * stored the 0 already, and left its section: storing it again
+	 * changes nothing.  No fence: this is a store outside any section, and
+	 * the section that follows orders itself (rcu_mb.c, (a) and (d)).
+	 */
+	if (QUIESCE_LOAD(&quiesce_rcu_mb_reader_self.ctr) == QUIESCE_RCU_UNREGISTERED)
 		QUIESCE_STORE(&quiesce_rcu_mb_reader_self.ctr, 0UL);
-		self_entry.mb_reader = &quiesce_rcu_mb_reader_self;
-		pthread_mutex_unlock(&quiesce_registry_lock);
-	}
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 void quiesce_rcu_read_lock_first_use(void)

@@ -20,7 +20,7 @@ struct quiesce_registry_entry {
 	/* The phase it was last seen past (rcu_domain.c); by the grace period's owner. */
 	unsigned long seen_past_phase;
 	struct quiesce_srcu_slot *srcu_slots;	/* its SRCU counts (srcu.h) */
-	/* Its mb domain counter once it used that domain, else NULL; under the lock. */
+	/* Its mb domain counter: QUIESCE_RCU_UNREGISTERED until it used that domain. */
 	struct quiesce_rcu_mb_reader *mb_reader;
 	pthread_t thread;
 	int tid;
@@ -62,8 +62,9 @@ static inline bool quiesce_rcu_ctr_blocks(unsigned long ctr, unsigned long phase
 struct quiesce_registry_entry *quiesce_registry_self(void);
 
 /*
- * Registers the calling thread if it is not, and adds its mb domain
- * counter (rcu_mb.h) to its entry, under the lock, leaving it at 0.
+ * Registers the calling thread if it is not, and sets its mb domain counter
+ * (rcu_mb.h), which its entry points at, to 0 if it says
+ * QUIESCE_RCU_UNREGISTERED.  Takes no lock when the thread is registered.
  */
 void quiesce_registry_use_mb(void);
 
