@@ -47,8 +47,11 @@
  * - A thread's first srcu_read_lock() or srcu_read_unlock() registers it as
  *   rcu_read_lock() does (rcu.h), so that every heavy-barrier backend
  *   reaches it (the signal one reaches registered threads only).  Sections
- *   may be taken in signal handlers of a thread registered already
- *   (registering takes a lock; nothing else on the read side does).
+ *   may be taken in signal handlers of a thread registered already, on a
+ *   domain set up already: one init_srcu_struct() set up, or a DEFINE_SRCU
+ *   one used once outside a handler (registering takes a lock, a
+ *   DEFINE_SRCU domain's first use allocates and takes one, and nothing
+ *   else on the read side does either).
  * - A thread that exits inside a section leaves it open: the section is not
  *   the thread's.  Grace periods wait for it, and after the stall timeout
  *   report "SRCU domain <name>: N readers inside" (tid 0, thread_name the
