@@ -333,8 +333,9 @@ QUIESCE_API void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out);
  * quiescent state, or, in the barrier phase, a thread that cannot answer
  * the signal handshake (it blocks the signal and keeps running) or a
  * kernel barrier call that took that long (reported once it returns: the
- * kernel's own grace period bounds it).  The handler replaces the printer;
- * NULL restores it.
+ * kernel's own grace period bounds it).  A timeout of 0 ms restores the
+ * default; one longer than about 146 years (UINT64_MAX among them) is
+ * never reached.  The handler replaces the printer; NULL restores it.
  */
 enum quiesce_rcu_stall_phase {
 	QUIESCE_RCU_STALL_READER,	/* a reader is inside a critical section */

@@ -14,6 +14,13 @@
 #include "common/diag.h"
 
 #define DEFAULT_STALL_TIMEOUT_MS 21000u
+/*
+ * The longest timeout, in ns: a quarter of the range (about 146 years), so
+ * that a wait that adds it, or twice it after a report, to the monotonic
+ * clock never wraps to a deadline in the past.  A longer one, UINT64_MAX
+ * ms among them, is this one: never reached.
+ */
+#define MAX_STALL_TIMEOUT_NS (UINT64_MAX / 4)
 
 static uint64_t stall_timeout_ms = DEFAULT_STALL_TIMEOUT_MS;
 static quiesce_rcu_stall_handler_fn stall_handler;
@@ -21,7 +28,9 @@ static uint64_t stall_count;
 
 uint64_t quiesce_stall_timeout_ns(void)
 {
-	return QUIESCE_LOAD(&stall_timeout_ms) * 1000000u;
+	uint64_t ms = QUIESCE_LOAD(&stall_timeout_ms);
+
+	return ms > MAX_STALL_TIMEOUT_NS / 1000000u ? MAX_STALL_TIMEOUT_NS : ms * 1000000u;
 }
 
 void quiesce_rcu_set_stall_timeout_ms(uint64_t ms)
