@@ -19,6 +19,10 @@
  *   handler must not be the first to enter a section on a thread that is
  *   not registered.
  * - After fork() the child's registry holds only the forking thread.
+ * - No call of the library is a cancellation point: a thread cancelled
+ *   (pthread_cancel()) while it waits in one (a barrier, a throttled
+ *   call_rcu(), a stall report and the stall handler) finishes the call,
+ *   and the cancellation acts at its next cancellation point after it.
  *
  * Grace periods
  * - synchronize_rcu() waits for a normal grace period: one heavy barrier

@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cancel.h"
+
 int quiesce_gettid(void)
 {
 	return (int)syscall(SYS_gettid);
@@ -24,10 +26,12 @@ uint64_t quiesce_now_ns(void)
 static void vreport(const char *fmt, va_list ap)
 {
 	char msg[512];
+	int cancel = quiesce_cancel_off();	/* stdio may be a cancellation point */
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	fprintf(stderr, "quiesce: %s (thread %d)\n", msg, quiesce_gettid());
 	fflush(stderr);
+	quiesce_cancel_restore(cancel);
 }
 
 void quiesce_die(const char *fmt, ...)

@@ -62,6 +62,7 @@
  */
 #include <pthread.h>
 
+#include "common/cancel.h"
 #include "ds/rcuhash_internal.h"
 
 static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
@@ -73,11 +74,15 @@ static pthread_cond_t thaw_cv = PTHREAD_COND_INITIALIZER;
 
 void quiesce_rcuhash_wait_thaw(struct quiesce_rcuhash *ht)
 {
+	/* The caller's update resumes after the wait (cancel.h). */
+	int cancel = quiesce_cancel_off();
+
 	pthread_mutex_lock(&thaw_lock);
 	/* Woken by parent_after_fork(), which clears the flag under thaw_lock. */
 	while (QUIESCE_LOAD(&ht->frozen))
 		pthread_cond_wait(&thaw_cv, &thaw_lock);
 	pthread_mutex_unlock(&thaw_lock);
+	quiesce_cancel_restore(cancel);
 }
 
 /* Takes and releases m: whoever was inside has left it (see the top). */

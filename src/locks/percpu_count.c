@@ -25,6 +25,7 @@
 #endif
 #endif
 
+#include "common/cancel.h"
 #include "common/diag.h"
 
 #define SLOTS_PER_BLOCK (QUIESCE_PERCPU_BLOCK / (long)sizeof(long))
@@ -178,6 +179,7 @@ void quiesce_percpu_count_free(long *cpu0)
  */
 static unsigned possible_cpus(void)
 {
+	int cancel = quiesce_cancel_off();	/* stdio's reads (cancel.h) */
 	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
 	unsigned highest = 0, n;
@@ -189,6 +191,7 @@ static unsigned possible_cpus(void)
 				highest = n;
 		fclose(f);
 	}
+	quiesce_cancel_restore(cancel);
 	if (conf > 0 && (unsigned long)conf > highest + 1UL)
 		return (unsigned)conf;
 	return highest + 1;

@@ -130,6 +130,7 @@
 
 #include <quiesce/rculist.h>
 
+#include "common/cancel.h"
 #include "common/diag.h"
 #include "common/futex.h"
 #include "common/lib_thread.h"
@@ -787,6 +788,7 @@ static void forbid(struct quiesce_cb_domain *cbd, const char *call)
  */
 static bool wait_for_harvest(struct quiesce_cb_domain *cbd, uint64_t deadline_ns)
 {
+	int cancel = quiesce_cancel_off();	/* between waiters++ and -- (cancel.h) */
 	unsigned long target;
 	bool done;
 
@@ -819,6 +821,7 @@ static bool wait_for_harvest(struct quiesce_cb_domain *cbd, uint64_t deadline_ns
 	}
 	cbd->waiters--;
 	pthread_mutex_unlock(&cbd->lock);
+	quiesce_cancel_restore(cancel);
 	return done;
 }
 
@@ -871,11 +874,13 @@ void quiesce_cb_throttle(struct quiesce_cb_domain *cbd)
 	uint64_t deadline_ns = quiesce_now_ns() + QUIESCE_CB_THROTTLE_MAX_WAIT_NS;
 	struct timespec ts = { (time_t)(deadline_ns / 1000000000u),
 			       (long)(deadline_ns % 1000000000u) };
+	int cancel;
 
 	if (on_worker || quiesce_rcu_read_ongoing() || caller_holds_gp(cbd) ||
 	    QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_GONE)
 		return;
 	__atomic_fetch_add(&cbd->stats.throttled, 1, __ATOMIC_RELAXED);
+	cancel = quiesce_cancel_off();	/* between waiters++ and -- (cancel.h) */
 	ensure_listed(cbd);	/* its progress condition is made */
 	pthread_mutex_lock(&cbd->lock);
 	cbd->waiters++;
@@ -899,6 +904,7 @@ void quiesce_cb_throttle(struct quiesce_cb_domain *cbd)
 	cbd->waiters--;
 	__atomic_fetch_sub(&cbd->throttled_waiters, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&cbd->lock);
+	quiesce_cancel_restore(cancel);
 }
 
 /*
@@ -930,9 +936,12 @@ static bool stop_worker(struct quiesce_cb_domain *cbd, int new_state, uint64_t d
 {
 	pthread_t worker = cbd->worker;
 	bool ended = true;
+	int cancel;
 
 	ask_worker_to_stop(cbd, new_state);
 	pthread_mutex_unlock(&cbd->start_lock);
+	/* A cancelled join would leave the state STOPPING for good (cancel.h). */
+	cancel = quiesce_cancel_off();
 	if (!deadline_ns) {
 		pthread_join(worker, NULL);
 	} else {
@@ -967,6 +976,7 @@ static bool stop_worker(struct quiesce_cb_domain *cbd, int new_state, uint64_t d
 	}
 	/* Wakes state_after_stop(). */
 	quiesce_futex_wake_all(&cbd->state);
+	quiesce_cancel_restore(cancel);
 	return ended;
 }
 

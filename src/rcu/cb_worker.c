@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/cancel.h"
 #include "common/diag.h"
 #include "rcu/cb_domain.h"
 #include "rcu/gp_engine.h"
@@ -149,6 +150,7 @@ void quiesce_cb_workers_barrier(enum quiesce_cb_flavor flavor, const char *call)
 void quiesce_call_rcu_worker_destroy(struct quiesce_call_rcu_worker *w)
 {
 	struct quiesce_call_rcu_worker **p;
+	int cancel;
 
 	if (!w)
 		return;
@@ -162,10 +164,12 @@ void quiesce_call_rcu_worker_destroy(struct quiesce_call_rcu_worker *w)
 	*p = w->next;
 	if (workers_tail == &w->next)
 		workers_tail = p;
+	cancel = quiesce_cancel_off();	/* w is off the list: finish (cancel.h) */
 	/* Woken by the barrier that drops the last use of w. */
 	while (w->users)
 		pthread_cond_wait(&workers_cond, &workers_lock);
 	pthread_mutex_unlock(&workers_lock);
+	quiesce_cancel_restore(cancel);
 	/* Dies if a call was queued after the wait above. */
 	quiesce_cb_domain_destroy(&w->cb);
 	free(w);

@@ -83,6 +83,7 @@
 #include <quiesce/rcu_qsbr.h>
 #include <quiesce/rculist.h>
 
+#include "common/cancel.h"
 #include "common/diag.h"
 #include "common/futex.h"
 #include "common/lib_thread.h"
@@ -237,12 +238,15 @@ static QUIESCE_COLD void throttle(const struct defer_domain *dd)
 {
 	uint64_t deadline = quiesce_now_ns() + THROTTLE_MAX_WAIT_NS;
 	struct timespec poll = { 0, THROTTLE_POLL_NS };
+	/* nanosleep() is a cancellation point; the thread comes back online (cancel.h). */
+	int cancel = quiesce_cancel_off();
 	bool was_online = wait_offline(dd);
 
 	/* Nothing wakes it: it looks again every THROTTLE_POLL_NS. */
 	while (QUIESCE_LOAD(&pending_entries) > THROTTLE_ENTRIES && quiesce_now_ns() < deadline)
 		nanosleep(&poll, NULL);
 	wait_done(was_online);
+	quiesce_cancel_restore(cancel);
 }
 
 /* The owner hands its full block over (out of the slot, handing set). */

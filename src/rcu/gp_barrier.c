@@ -34,6 +34,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/cancel.h"
 #include "common/diag.h"
 #include "rcu/stall.h"
 
@@ -128,8 +129,12 @@ static void report_if_slow(uint64_t start, const char *call, const char *why)
 	uint64_t took;
 	char detail[256];
 
-	if (slow_ms)
+	if (slow_ms) {
+		int cancel = quiesce_cancel_off();	/* usleep() is a cancellation point */
+
 		usleep(slow_ms * 1000u);
+		quiesce_cancel_restore(cancel);
+	}
 	took = quiesce_now_ns() - start;
 	if (took < quiesce_stall_timeout_ns())
 		return;

@@ -40,6 +40,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/cancel.h"
 #include "common/diag.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -51,15 +52,18 @@ static pthread_mutex_t page_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Whether this CPU may invalidate other CPUs' TLBs without interrupting them. */
 static bool broadcast_tlb_invalidation(void)
 {
+	int cancel = quiesce_cancel_off();	/* stdio's reads (cancel.h) */
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[4096];
-	bool found = false;
+	bool found = true;	/* cannot tell, so do not rely on interrupts */
 
-	if (!f)
-		return true;	/* cannot tell, so do not rely on interrupts */
-	while (!found && fgets(line, sizeof(line), f))
-		found = !strncmp(line, "flags", 5) && strstr(line, " invlpgb");
-	fclose(f);
+	if (f) {
+		found = false;
+		while (!found && fgets(line, sizeof(line), f))
+			found = !strncmp(line, "flags", 5) && strstr(line, " invlpgb");
+		fclose(f);
+	}
+	quiesce_cancel_restore(cancel);
 	return found;
 }
 

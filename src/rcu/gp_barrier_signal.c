@@ -66,6 +66,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/cancel.h"
 #include "common/diag.h"
 #include "common/futex.h"
 #include "rcu/gp_barrier.h"
@@ -306,6 +307,8 @@ static void wait_for_answers(unsigned long request, int self_tid)
 
 void quiesce_gp_barrier_signal(void)
 {
+	/* Its polls read /proc and name threads: cancellation points (cancel.h). */
+	int cancel = quiesce_cancel_off();
 	unsigned long request;
 
 	pthread_mutex_lock(&barrier_lock);
@@ -318,6 +321,7 @@ void quiesce_gp_barrier_signal(void)
 	QUIESCE_STORE_RELEASE(&barrier_request, request);
 	wait_for_answers(request, quiesce_gettid());
 	pthread_mutex_unlock(&barrier_lock);
+	quiesce_cancel_restore(cancel);
 	/*
 	 * Orders the answers (and the kernel's sleep checks) before the
 	 * caller's reader scan.

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/cancel.h"
 #include "common/diag.h"
 
 #define DEFAULT_STALL_TIMEOUT_MS 21000u
@@ -89,24 +90,31 @@ static void print_stall(const struct quiesce_rcu_stall *stall)
 	fflush(stderr);
 }
 
+/* The printer's output and the handler's calls are not cancellation points (cancel.h). */
 static void deliver(const struct quiesce_rcu_stall *stall)
 {
 	quiesce_rcu_stall_handler_fn fn = __atomic_load_n(&stall_handler, __ATOMIC_ACQUIRE);
+	int cancel = quiesce_cancel_off();
 
 	__atomic_fetch_add(&stall_count, 1, __ATOMIC_RELAXED);
 	if (fn)
 		fn(stall);
 	else
 		print_stall(stall);
+	quiesce_cancel_restore(cancel);
 }
 
+/* Under the registry lock; naming another thread may read /proc (cancel.h). */
 void quiesce_stall_describe_thread(struct quiesce_rcu_stall *stall, char name[16], int tid,
 				   pthread_t thread)
 {
+	int cancel = quiesce_cancel_off();
+
 	stall->tid = tid;
 	if (pthread_getname_np(thread, name, 16))
 		strcpy(name, "?");
 	stall->thread_name = name;
+	quiesce_cancel_restore(cancel);
 }
 
 void quiesce_stall_report(const struct quiesce_rcu_stall *stall)

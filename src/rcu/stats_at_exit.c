@@ -12,6 +12,7 @@
 
 #include <quiesce/rcu.h>
 
+#include "common/cancel.h"
 #include "common/diag.h"
 #include "rcu/gp_engine.h"
 #include "rcu/stats_at_exit.h"
@@ -20,9 +21,11 @@ static void print_stats(void)
 {
 	struct quiesce_rcu_stats s;
 	uint64_t no_barrier;
+	int cancel;
 
 	if (!quiesce_env_flag("QUIESCE_STATS"))
 		return;
+	cancel = quiesce_cancel_off();	/* stdio (cancel.h) */
 	quiesce_rcu_get_stats(&s);
 	/* Not in struct quiesce_rcu_stats, whose layout is ABI: the engine's own count. */
 	no_barrier = __atomic_load_n(&quiesce_rcu_domain.gp_no_barrier, __ATOMIC_RELAXED);
@@ -39,6 +42,7 @@ static void print_stats(void)
 		s.stall_warnings,
 		s.registered_threads, s.cb_queued, s.cb_invoked, s.cb_pending, s.cb_batches,
 		s.cb_expedited, s.cb_throttled);
+	quiesce_cancel_restore(cancel);
 }
 
 void quiesce_stats_at_exit_init(void)
