@@ -105,47 +105,64 @@ static inline bool read_ongoing(const struct cds_lfht *ht)
 /*
  * A read outside a read-side section.  liburcu asks for rcu_read_lock()
  * around lookups and traversals and checks nothing; BIND 9 walks a table
- * that it alone still holds, at teardown, without one.  quiesce's table
- * refuses such a call (a resize could free the array it reads), so the
- * overlay holds a section of the table's flavor around that one call,
- * coming online first for QSBR: the call is safe whatever else runs, and
- * the node it returns is the caller's to keep alive, as in liburcu (only a
+ * that it alone still holds, at teardown, without one, and a qsbr program
+ * may read a table from a thread that never registered (liburcu's qsbr
+ * read side is empty, so nothing there asks).  quiesce's table refuses
+ * such a call (a resize could free the array it reads), so the overlay
+ * holds a section of the table's flavor around that one call, coming
+ * online first for QSBR, registering the thread first if it is not
+ * registered (as the table's own updates do, rcuhash_enter()), and
+ * leaving it as it was after: the call is safe whatever else runs, and the
+ * node it returns is the caller's to keep alive, as in liburcu (only a
  * caller that no remover races may read this way).  Inside a section, the
  * cost is the check.
  */
-static QUIESCE_COLD void enter_outside(const struct cds_lfht *ht)
+enum lfht_entry {
+	LFHT_INSIDE,		/* the caller was a reader: nothing entered */
+	LFHT_ENTERED,		/* a section (QSBR: online) entered for the call */
+	LFHT_REGISTERED,	/* QSBR: the thread was not registered; registered for the call */
+};
+
+static QUIESCE_COLD enum lfht_entry enter_outside(const struct cds_lfht *ht)
 {
 	if (ht->reader == LFHT_DEFAULT) {
 		quiesce_rcu_read_lock();
-		return;
+		return LFHT_ENTERED;
+	}
+	if (ht->reader == LFHT_QSBR && quiesce_qsbr_reader_self.ctr == QUIESCE_QSBR_UNREGISTERED) {
+		quiesce_qsbr_register_thread();		/* online from here on */
+		return LFHT_REGISTERED;
 	}
 	ht->flavor->thread_online();
 	ht->flavor->read_lock();
+	return LFHT_ENTERED;
 }
 
-/* Whether it entered a section, which reader_exit() then leaves. */
-static inline bool reader_enter(const struct cds_lfht *ht)
+static inline enum lfht_entry reader_enter(const struct cds_lfht *ht)
 {
 	if (QUIESCE_LIKELY(read_ongoing(ht)))
-		return false;
-	enter_outside(ht);
-	return true;
+		return LFHT_INSIDE;
+	return enter_outside(ht);
 }
 
-static QUIESCE_COLD void leave_outside(const struct cds_lfht *ht)
+static QUIESCE_COLD void leave_outside(const struct cds_lfht *ht, enum lfht_entry entered)
 {
 	if (ht->reader == LFHT_DEFAULT) {
 		quiesce_rcu_read_unlock();
+		return;
+	}
+	if (entered == LFHT_REGISTERED) {
+		quiesce_qsbr_unregister_thread();
 		return;
 	}
 	ht->flavor->read_unlock();
 	ht->flavor->thread_offline();
 }
 
-static inline void reader_exit(const struct cds_lfht *ht, bool entered)
+static inline void reader_exit(const struct cds_lfht *ht, enum lfht_entry entered)
 {
-	if (QUIESCE_UNLIKELY(entered))
-		leave_outside(ht);
+	if (QUIESCE_UNLIKELY(entered != LFHT_INSIDE))
+		leave_outside(ht, entered);
 }
 
 static bool power_of_two(unsigned long v)
@@ -277,7 +294,7 @@ void cds_lfht_count_nodes(struct cds_lfht *ht, long *split_count_before, unsigne
 			  long *split_count_after)
 {
 	struct quiesce_rcuhash_node *n = NULL;
-	bool entered = reader_enter(ht);
+	enum lfht_entry entered = reader_enter(ht);
 
 	*split_count_before = (long)quiesce_rcuhash_count(ht->q);
 	*count = 0;
@@ -291,7 +308,7 @@ void cds_lfht_lookup(struct cds_lfht *ht, unsigned long hash, cds_lfht_match_fct
 		     const void *key, struct cds_lfht_iter *iter)
 {
 	struct lfht_match m = { match, key };
-	bool entered = reader_enter(ht);
+	enum lfht_entry entered = reader_enter(ht);
 
 	iter->node = lfht_node(quiesce_rcuhash_lookup_match(ht->q, hash, match_tramp, &m, NULL));
 	reader_exit(ht, entered);
@@ -302,7 +319,7 @@ void cds_lfht_next_duplicate(struct cds_lfht *ht, cds_lfht_match_fct match, cons
 {
 	struct lfht_match m = { match, key };
 	struct cds_lfht_node *at = iter->node;
-	bool entered;
+	enum lfht_entry entered;
 
 	if (!at)
 		return;
@@ -314,7 +331,7 @@ void cds_lfht_next_duplicate(struct cds_lfht *ht, cds_lfht_match_fct match, cons
 
 void cds_lfht_first(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 {
-	bool entered = reader_enter(ht);
+	enum lfht_entry entered = reader_enter(ht);
 
 	iter->node = lfht_node(quiesce_rcuhash_next(ht->q, NULL));
 	reader_exit(ht, entered);
@@ -323,7 +340,7 @@ void cds_lfht_first(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 void cds_lfht_next(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 {
 	struct cds_lfht_node *at = iter->node;
-	bool entered;
+	enum lfht_entry entered;
 
 	if (!at)
 		return;

@@ -10,7 +10,8 @@
  * and only once; is_node_deleted, and node_init_deleted (0.14); iteration
  * and count_nodes agree; destroy refuses while the table holds nodes; an
  * explicit resize loses nothing; 0.15's allocator takes and gets back
- * every block of the table's memory.
+ * every block of the table's memory; a table walked and emptied outside
+ * a read-side section, and (qsbr) by a thread that never registered.
  *
  * Stress: keys below STABLE are in the table throughout, their nodes
  * replaced by add_replace and replace all the time; the other keys come
@@ -24,6 +25,7 @@
  */
 #ifdef TEST_LFHT_QSBR
 #include <urcu-qsbr.h>
+#include <urcu/static/urcu-qsbr.h>	/* quiesce_qsbr_reader_self, to see registration */
 /*
  * The main thread reads online, between quiescent states, and goes
  * offline while it waits for other threads, which would otherwise wait
@@ -168,6 +170,31 @@ static void teardown_outside_reader(void)
 	CHECK(cds_lfht_destroy(ht, NULL) == 0, "destroy");
 	rcu_barrier();
 }
+
+#ifdef TEST_LFHT_QSBR
+static void *teardown_thread(void *arg)
+{
+	(void)arg;
+	teardown_outside_reader();
+	CHECK(quiesce_qsbr_reader_self.ctr == QUIESCE_QSBR_UNREGISTERED,
+	      "the calls left the thread unregistered, as they found it");
+	return NULL;
+}
+
+/*
+ * The same teardown from a thread that never registered with qsbr, as
+ * liburcu tolerates for reads as for updates (a table built and read by a
+ * main thread that is no reader): every call, lookup and iteration
+ * included, registers the thread for itself and unregisters it after.
+ */
+static void teardown_unregistered(void)
+{
+	pthread_t t;
+
+	CHECK(pthread_create(&t, NULL, teardown_thread, NULL) == 0, "pthread_create");
+	check_join_within(t, CHECK_HANG_MS, "the unregistered thread's teardown");
+}
+#endif
 
 static void contracts(void)
 {
@@ -524,6 +551,9 @@ int main(void)
 	custom_allocator();
 	MAIN_OFFLINE();		/* qsbr: outside a read-side section means offline */
 	teardown_outside_reader();
+#ifdef TEST_LFHT_QSBR
+	teardown_unregistered();
+#endif
 	MAIN_ONLINE();
 	resizes_and_iteration();
 	unique_race();

@@ -16,7 +16,8 @@
  * Rules for callers: liburcu's.  Lookups, next_duplicate, first, next,
  * count_nodes and is_node_deleted inside rcu_read_lock(), an iteration in
  * one read-side section throughout (outside one, as liburcu tolerates, a
- * call holds a section of its own, so that it is safe, but the node it
+ * call holds a section of its own, qsbr's from an offline or unregistered
+ * thread too, so that it is safe, but the node it
  * returns is safe only if no thread can remove it meanwhile: a table that
  * the caller alone still holds, at teardown); updates from any thread,
  * inside or outside a read-side section; a node that left the table (del,
