@@ -24,17 +24,17 @@
  * srcu.h), and a thread counts as registered from the end of
  * quiesce_rcu_register_thread() to the end of unregister_self().  Both run
  * with every signal blocked, so that no handler runs while they are half
- * done.  Once leaving has unlinked the
- * entry and freed the SRCU slots, and before the counters say
- * QUIESCE_RCU_UNREGISTERED, a handler would find its counters at 0 and
- * take rcu_read_lock()'s (or the mb one's) fast path, into a section that
- * no scan sees; srcu_read_lock()'s slow path would claim a slot of a thread
- * that no count reads; and a section that a handler opened and closed
- * between the loads of a slot's locks and unlocks in
- * quiesce_srcu_move_slots() would leave the domain's count one short for
- * good.  Registering stores the counter's 0 under the lock, with the link,
- * and ends with the fence that "No reader, no barrier" (rcu_domain.c)
- * needs before the thread's first section, a handler's included.  A
+ * done.  Once leaving has unlinked the entry and freed the SRCU slots, and
+ * before the counters say QUIESCE_RCU_UNREGISTERED, a handler would find
+ * its counters at 0 and take rcu_read_lock()'s (or the mb one's) fast path,
+ * into a section that no scan sees; srcu_read_lock()'s slow path would
+ * claim a slot of a thread that no count reads; and a section that a
+ * handler opened and closed between the loads of a slot's locks and
+ * unlocks in quiesce_srcu_move_slots() would leave the domain's count one
+ * short for good.  Registering stores the counter's 0 under the lock,
+ * with the link, and ends with the fence that "No reader, no barrier"
+ * (rcu_domain.c) needs before the thread's first section, a handler's
+ * included.  A
  * handler that ran before registering blocked signals found the thread
  * unregistered and registered it itself (taking the lock, which the thread
  * did not hold then), so registering looks again once they are blocked.
