@@ -27,6 +27,7 @@
 #include <quiesce/rculist.h>
 
 #include "common/diag.h"
+#include "common/thread_exit.h"
 #include "rcu/cb_worker.h"
 #include "rcu/stats_at_exit.h"
 
@@ -91,8 +92,8 @@ static void create_exit_key(void)
 static QUIESCE_COLD void register_queue(struct cb_thread *self)
 {
 	pthread_once(&exit_key_once, create_exit_key);
-	/* Any non-NULL value makes cb_thread_exit() run at thread exit. */
-	pthread_setspecific(exit_key, self);
+	/* cb_thread_exit() runs at the thread's exit. */
+	quiesce_on_thread_exit(exit_key, self, "call_rcu()");
 	quiesce_cb_queue_init(&self->queue);
 	self->unflushed = 0;
 	pthread_mutex_lock(&queues_lock);

@@ -134,6 +134,7 @@
 #include "common/diag.h"
 #include "common/futex.h"
 #include "common/lib_thread.h"
+#include "common/thread_exit.h"
 
 /* How long callbacks gather before a normal grace period (see the top). */
 #define GATHER_NS 1000000u
@@ -678,8 +679,8 @@ static void create_counter_key(void)
 static QUIESCE_COLD void register_counter(struct cb_counter *self)
 {
 	pthread_once(&counter_key_once, create_counter_key);
-	/* Any non-NULL value makes counter_exit() run at thread exit. */
-	pthread_setspecific(counter_key, self);
+	/* counter_exit() runs at the thread's exit. */
+	quiesce_on_thread_exit(counter_key, self, "call_rcu()");
 	pthread_mutex_init(&self->lock, NULL);
 	pthread_mutex_lock(&counters_lock);
 	list_add_tail(&self->link, &counters);

@@ -87,6 +87,7 @@
 #include "common/diag.h"
 #include "common/futex.h"
 #include "common/lib_thread.h"
+#include "common/thread_exit.h"
 #include "rcu/defer.h"
 
 /* A block is a 32-byte header and 254 entries: 4 KiB on 64-bit. */
@@ -425,8 +426,8 @@ static void first_use(void)
 static QUIESCE_COLD void register_thread(struct defer_thread *self)
 {
 	pthread_once(&first_use_once, first_use);
-	/* Any non-NULL value makes defer_thread_exit() run at thread exit. */
-	pthread_setspecific(exit_key, self);
+	/* defer_thread_exit() runs at the thread's exit. */
+	quiesce_on_thread_exit(exit_key, self, "defer_rcu()");
 	pthread_mutex_lock(&registry_lock);
 	list_add_tail(&self->link, &threads);
 	pthread_mutex_unlock(&registry_lock);

@@ -24,6 +24,7 @@
 #include <signal.h>
 
 #include "common/diag.h"
+#include "common/thread_exit.h"
 
 __thread struct quiesce_qsbr_reader quiesce_qsbr_reader_self
 	__attribute__((tls_model("initial-exec"))) = { .ctr = QUIESCE_QSBR_UNREGISTERED };
@@ -95,8 +96,7 @@ void quiesce_qsbr_register_thread(void)
 	if (self_registered())
 		quiesce_die("quiesce_qsbr_register_thread() called by a thread already registered");
 	pthread_once(&first_registration, init_once);
-	/* Any non-NULL value makes the destructor run at thread exit. */
-	pthread_setspecific(exit_key, &self_entry);
+	quiesce_on_thread_exit(exit_key, &self_entry, "quiesce_qsbr_register_thread()");
 	self_entry.reader = &quiesce_qsbr_reader_self;
 	self_entry.thread = pthread_self();
 	self_entry.tid = quiesce_gettid();

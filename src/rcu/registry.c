@@ -49,6 +49,7 @@
 #include <stdio.h>
 
 #include "common/diag.h"
+#include "common/thread_exit.h"
 #include "rcu/srcu.h"
 
 __thread struct quiesce_rcu_reader quiesce_rcu_reader_self
@@ -172,8 +173,7 @@ static void create_exit_key(void)
 static void register_self(void)
 {
 	pthread_once(&exit_key_once, create_exit_key);
-	/* Any non-NULL value makes the destructor run at thread exit. */
-	pthread_setspecific(exit_key, &self_entry);
+	quiesce_on_thread_exit(exit_key, &self_entry, "rcu_register_thread()");
 
 	self_entry.reader = &quiesce_rcu_reader_self;
 	self_entry.srcu_slots = quiesce_srcu_slots_self;
