@@ -49,9 +49,9 @@
  *   reaches it (the signal one reaches registered threads only).  Sections
  *   may be taken in signal handlers of a thread registered already, on a
  *   domain set up already: one init_srcu_struct() set up, or a DEFINE_SRCU
- *   one used once outside a handler (registering takes a lock, a
- *   DEFINE_SRCU domain's first use allocates and takes one, and nothing
- *   else on the read side does either).
+ *   one used once outside a handler (registering takes a lock, and a
+ *   DEFINE_SRCU domain's first use allocates and takes one; nothing else
+ *   on the read side does).
  * - A thread that exits inside a section leaves it open: the section is not
  *   the thread's.  Grace periods wait for it, and after the stall timeout
  *   report "SRCU domain <name>: N readers inside" (tid 0, thread_name the

@@ -16,8 +16,9 @@
  * system calls, never cancellation points.)
  *
  * pthread_setcancelstate() is not a cancellation point and makes no system
- * call; the pair costs a few nanoseconds, paid only on paths about to
- * sleep or print.
+ * call (glibc updates a word of the thread's own); the pair is paid only
+ * on paths about to sleep or print, never on a read side or a grace
+ * period's fast path.
  */
 #ifndef QUIESCE_CANCEL_H
 #define QUIESCE_CANCEL_H
