@@ -9,6 +9,16 @@ const struct quiesce_rcuhash_params rcuhash_check_item_params = {
 	.key_len = sizeof(unsigned long),
 };
 
+bool rcuhash_check_present(struct quiesce_rcuhash *ht, unsigned long key)
+{
+	bool hit;
+
+	rcu_read_lock();
+	hit = quiesce_rcuhash_lookup(ht, &key) != NULL;
+	rcu_read_unlock();
+	return hit;
+}
+
 size_t rcuhash_check_walk_count(struct quiesce_rcuhash *ht)
 {
 	struct quiesce_rcuhash_walk w;

@@ -16,6 +16,9 @@ struct rcuhash_check_item {
 };
 extern const struct quiesce_rcuhash_params rcuhash_check_item_params;
 
+/* Whether ht holds key (an unsigned long), looked up in a section of the default RCU. */
+bool rcuhash_check_present(struct quiesce_rcuhash *ht, unsigned long key);
+
 /* The elements a walk of ht sees, in a section of the default RCU. */
 size_t rcuhash_check_walk_count(struct quiesce_rcuhash *ht);
 

@@ -42,16 +42,6 @@ static unsigned long nkeys;	/* items[0 .. nkeys) are in the table */
 static atomic_int locked_state, alloc_state, walker_state;
 static atomic_int inside;	/* an update is inside its stripe (stall_in_stripe()) */
 
-static bool present(unsigned long key)
-{
-	bool hit;
-
-	rcu_read_lock();
-	hit = rcuhash_lookup(ht, &key) != NULL;
-	rcu_read_unlock();
-	return hit;
-}
-
 static void insert_parent_key(void)
 {
 	CHECK(nkeys < KEYS, "more parent keys than items");
@@ -78,7 +68,7 @@ static void child_checks(void *arg)
 	QUIESCE_STORE(&quiesce_test_rcuhash_locked_hook, NULL);
 	CHECK(!atomic_load(&inside), "an update was inside its stripe lock at fork()");
 	for (unsigned long k = 0; k < nkeys; k++)
-		CHECK(present(k), "the child lost key %lu", k);
+		CHECK(rcuhash_check_present(ht, k), "the child lost key %lu", k);
 	/* An insert and a removal under each of the 64 stripe locks. */
 	for (unsigned long k = 1000000; stripes < RCUHASH_STRIPES; k++) {
 		struct rcuhash_check_item it = { .key = k };
@@ -87,7 +77,8 @@ static void child_checks(void *arg)
 			continue;
 		stripe_done[stripe_of(k)] = true;
 		stripes++;
-		CHECK(rcuhash_insert(ht, &it.node) && present(k), "insert %lu in the child", k);
+		CHECK(rcuhash_insert(ht, &it.node) && rcuhash_check_present(ht, k),
+		      "insert %lu in the child", k);
 		CHECK(rcuhash_remove(ht, &it.node), "remove %lu in the child", k);
 	}
 	/* Automatic growth: more elements than buckets start a resize. */
@@ -99,7 +90,7 @@ static void child_checks(void *arg)
 	CHECK(rcuhash_buckets(ht) > before, "the child's table did not grow: %zu buckets", before);
 	CHECK(rcuhash_resize(ht, 2 * (nkeys + CHILD_KEYS)), "resize() in the child");
 	for (unsigned long k = 0; k < nkeys; k++)
-		CHECK(present(k), "key %lu after the child's resizes", k);
+		CHECK(rcuhash_check_present(ht, k), "key %lu after the child's resizes", k);
 	/* Not exit(): the parent's pending callbacks, dropped here, would be leaks. */
 	_exit(0);
 }
@@ -303,7 +294,7 @@ int main(void)
 	rcu_read_unlock();
 
 	for (unsigned long k = 0; k < nkeys; k++)
-		CHECK(present(k), "the parent lost key %lu", k);
+		CHECK(rcuhash_check_present(ht, k), "the parent lost key %lu", k);
 	rcuhash_destroy(ht, keep_item, NULL);	/* the items are static */
 	rcu_barrier();
 	printf("rcuhash fork: all checks passed\n");

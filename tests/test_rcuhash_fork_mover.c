@@ -45,16 +45,6 @@ static void insert(struct rcuhash_check_item *it)
 	CHECK(rcuhash_insert(ht, &it->node), "insert %lu", it->key);
 }
 
-static bool present(unsigned long key)
-{
-	bool hit;
-
-	rcu_read_lock();
-	hit = rcuhash_lookup(ht, &key) != NULL;
-	rcu_read_unlock();
-	return hit;
-}
-
 static void stop_after_move(void)
 {
 	atomic_store(&mover_state, 1);
@@ -93,7 +83,7 @@ static void child_checks(void *arg)
 	CHECK(!quiesce_rcu_dereference(ht->tbl)->future, "walk_start() left the resize unfinished");
 	CHECK(rcuhash_resize(ht, 8 * nkeys), "resize() in the child");
 	for (unsigned long k = 0; k < nkeys; k++)
-		CHECK(present(k), "the child lost key %lu", k);
+		CHECK(rcuhash_check_present(ht, k), "the child lost key %lu", k);
 	/* Not exit(): the retired arrays' callbacks have no thread to run them here. */
 	_exit(0);
 }
@@ -125,7 +115,7 @@ int main(void)
 
 	CHECK(rcuhash_resize(ht, 0), "resize() in the parent");
 	for (unsigned long k = 0; k < nkeys; k++)
-		CHECK(present(k), "the parent lost key %lu", k);
+		CHECK(rcuhash_check_present(ht, k), "the parent lost key %lu", k);
 	rcuhash_destroy(ht, keep_item, NULL);	/* the items are static */
 	rcu_barrier();
 	printf("rcuhash fork past a mover's unlock: the child finished the resize\n");

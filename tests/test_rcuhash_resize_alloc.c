@@ -41,16 +41,6 @@ static bool flag_set(void *flag)
 	return atomic_load((atomic_bool *)flag);
 }
 
-static bool found(unsigned long key)
-{
-	bool hit;
-
-	rcu_read_lock();
-	hit = rcuhash_lookup(ht, &key) != NULL;
-	rcu_read_unlock();
-	return hit;
-}
-
 /* In the updater that allocates; only the first allocation waits. */
 static void alloc_hook(void)
 {
@@ -75,7 +65,8 @@ static void *other_updater(void *unused)
 		items_b[i].key = KEYS_A + i;
 		CHECK(rcuhash_insert(ht, &items_b[i].node), "insert %lu while a resize is due",
 		      items_b[i].key);
-		CHECK(found(items_b[i].key), "key %lu inserted, then not found", items_b[i].key);
+		CHECK(rcuhash_check_present(ht, items_b[i].key), "key %lu inserted, then not found",
+		      items_b[i].key);
 	}
 	CHECK(rcuhash_check_walk_count(ht) == before + KEYS_B, "a walk while the first updater allocates");
 	CHECK(rcuhash_resize(ht, 0), "resize() while the first updater allocates");
@@ -116,9 +107,9 @@ static void run(void *busted)
 	      atomic_load(&hook_calls));
 	total = n + KEYS_B;
 	for (unsigned long i = 0; i < n; i++)
-		CHECK(found(items_a[i].key), "key %lu lost", items_a[i].key);
+		CHECK(rcuhash_check_present(ht, items_a[i].key), "key %lu lost", items_a[i].key);
 	for (unsigned long i = 0; i < KEYS_B; i++)
-		CHECK(found(items_b[i].key), "key %lu lost", items_b[i].key);
+		CHECK(rcuhash_check_present(ht, items_b[i].key), "key %lu lost", items_b[i].key);
 	CHECK(rcuhash_count_exact(ht) == total && rcuhash_check_walk_count(ht) == total, "%zu elements", total);
 	CHECK(rcuhash_buckets(ht) >= total && rcuhash_buckets(ht) <= 4 * total,
 	      "%zu buckets for %zu elements", rcuhash_buckets(ht), total);
