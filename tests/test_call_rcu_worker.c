@@ -8,6 +8,9 @@
  * - the flavor's barrier waits for the callbacks of its workers (held on a
  *   blocked callback, it must not return), and a barrier walks safely past
  *   workers that callbacks destroy meanwhile;
+ * - the thread that quiesce_call_rcu_thread() names runs the flavor's own
+ *   callbacks, and is named so from anywhere (a callback, a worker's
+ *   callback, a read-side section);
  * - destroy runs what is pending; misuse aborts with a message;
  * - after fork() the child's worker starts a thread of its own.
  * test_call_rcu_stress.c retires through workers under stress, with its
@@ -53,6 +56,7 @@ struct flavor_case {
 	enum quiesce_cb_flavor flavor;
 	void (*hold)(void);
 	void (*release)(void);
+	void (*call)(struct rcu_head *head, void (*func)(struct rcu_head *head));
 	void (*barrier)(void);
 };
 
@@ -64,9 +68,11 @@ static void qsbr_hold(void) { quiesce_qsbr_register_thread(); }	/* online: holds
 static void qsbr_release(void) { quiesce_qsbr_unregister_thread(); }
 
 static const struct flavor_case flavors[] = {
-	{ "RCU", QUIESCE_CB_RCU, rcu_hold, rcu_release, quiesce_rcu_barrier },
-	{ "RCU-mb", QUIESCE_CB_RCU_MB, mb_hold, mb_release, quiesce_rcu_barrier_mb },
-	{ "QSBR", QUIESCE_CB_QSBR, qsbr_hold, qsbr_release, quiesce_qsbr_barrier },
+	{ "RCU", QUIESCE_CB_RCU, rcu_hold, rcu_release, quiesce_call_rcu, quiesce_rcu_barrier },
+	{ "RCU-mb", QUIESCE_CB_RCU_MB, mb_hold, mb_release, quiesce_call_rcu_mb,
+	  quiesce_rcu_barrier_mb },
+	{ "QSBR", QUIESCE_CB_QSBR, qsbr_hold, qsbr_release, quiesce_qsbr_call_rcu,
+	  quiesce_qsbr_barrier },
 };
 
 static atomic_bool reader_inside, reader_release;
@@ -106,6 +112,50 @@ static void test_waits_for_reader(const struct flavor_case *fc)
 	CHECK(atomic_load(&ran) == 1, "%s: the callback ran once the reader left", fc->name);
 	CHECK(pthread_equal(p.thread, quiesce_call_rcu_worker_thread(w)),
 	      "%s: the callback ran on the worker's thread", fc->name);
+	quiesce_call_rcu_worker_destroy(w);
+}
+
+/*
+ * The flavor's own callback thread: the one its call_rcu() callbacks run
+ * on, and the same answer, at once, from one of those callbacks, from a
+ * worker's callback (whose flavor's barrier would wait for that callback)
+ * and from inside a read-side section (online, for QSBR).
+ */
+static enum quiesce_cb_flavor asked_flavor;
+static pthread_t answered;
+
+static void ask_flavor_thread(struct rcu_head *head)
+{
+	(void)head;
+	answered = quiesce_call_rcu_thread(asked_flavor);
+}
+
+static void test_flavor_thread(const struct flavor_case *fc)
+{
+	struct quiesce_call_rcu_worker *w = quiesce_call_rcu_worker_create(fc->flavor, -1);
+	atomic_ulong ran = 0;
+	struct probe p = { .ran = &ran };
+	struct rcu_head on_flavor, on_worker;
+	pthread_t thread;
+
+	fc->call(&p.rcu, record_and_count);
+	fc->barrier();
+	thread = quiesce_call_rcu_thread(fc->flavor);
+	CHECK(pthread_equal(p.thread, thread) && !pthread_equal(thread, pthread_self()),
+	      "%s: the flavor's callbacks run on the thread it names", fc->name);
+	asked_flavor = fc->flavor;
+	answered = pthread_self();
+	fc->call(&on_flavor, ask_flavor_thread);
+	fc->barrier();
+	CHECK(pthread_equal(answered, thread), "%s: asked from one of its callbacks", fc->name);
+	answered = pthread_self();
+	quiesce_call_rcu_on(w, &on_worker, ask_flavor_thread);
+	quiesce_call_rcu_worker_barrier(w);
+	CHECK(pthread_equal(answered, thread), "%s: asked from a worker's callback", fc->name);
+	fc->hold();
+	CHECK(pthread_equal(quiesce_call_rcu_thread(fc->flavor), thread),
+	      "%s: asked inside a read-side section", fc->name);
+	fc->release();
 	quiesce_call_rcu_worker_destroy(w);
 }
 
@@ -310,6 +360,12 @@ static void qsbr_destroy_online(void *unused)
 	quiesce_call_rcu_worker_destroy(misused);
 }
 
+static void thread_of_unknown_flavor(void *unused)
+{
+	(void)unused;
+	quiesce_call_rcu_thread((enum quiesce_cb_flavor)42);
+}
+
 static void test_misuse(void)
 {
 	check_child_aborts(destroy_from_own_callback, NULL, "callback: it would wait for itself");
@@ -317,6 +373,7 @@ static void test_misuse(void)
 			   "quiesce_call_rcu_worker_barrier() called inside an RCU-mb read-side");
 	check_child_aborts(qsbr_destroy_online, NULL,
 			   "quiesce_call_rcu_worker_destroy() called by an online QSBR thread");
+	check_child_aborts(thread_of_unknown_flavor, NULL, "not a callback flavor");
 }
 
 #ifndef QUIESCE_TSAN
@@ -357,6 +414,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(flavors) / sizeof(flavors[0]); i++) {
 		test_waits_for_reader(&flavors[i]);
 		test_flavor_barrier_covers_workers(&flavors[i]);
+		test_flavor_thread(&flavors[i]);
 	}
 	test_cpus();
 	test_destroy_runs_pending();

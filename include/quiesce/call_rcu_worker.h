@@ -79,6 +79,13 @@ QUIESCE_API void quiesce_call_rcu_on(struct quiesce_call_rcu_worker *w,
 QUIESCE_API void quiesce_call_rcu_worker_barrier(struct quiesce_call_rcu_worker *w);
 /* The worker's thread, started if it is not running. */
 QUIESCE_API pthread_t quiesce_call_rcu_worker_thread(struct quiesce_call_rcu_worker *w);
+/*
+ * The thread that runs the flavor's own call_rcu() callbacks (no worker's),
+ * started if it is not running.  Callable from anywhere, a read-side
+ * section or a callback included; dies with a message for an unknown
+ * flavor, or once exit() has stopped that thread.
+ */
+QUIESCE_API pthread_t quiesce_call_rcu_thread(enum quiesce_cb_flavor flavor);
 /* Runs w's callbacks, stops its thread and frees it; NULL does nothing. */
 QUIESCE_API void quiesce_call_rcu_worker_destroy(struct quiesce_call_rcu_worker *w);
 

@@ -32,7 +32,6 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include <urcu/call-rcu.h>
@@ -248,44 +247,12 @@ void urcu_crd_call(struct urcu_flavor_domain *fd, struct quiesce_rcu_head *head,
 	leave_lookup_section(fd);
 }
 
-/*
- * The thread that runs an object's callbacks: its worker's; for the
- * default object, the flavor's own thread, found as the one a callback that
- * records pthread_self() runs on, waited for with the flavor's barrier
- * (which takes a QSBR caller offline around the wait).  Asked from that
- * thread itself (from a callback, which must not wait for the thread it
- * runs on), it answers at once.
- */
-struct thread_probe {
-	struct quiesce_rcu_head head;
-	pthread_t thread;
-};
-
-static void probe_record(struct quiesce_rcu_head *head)
-{
-	quiesce_container_of(head, struct thread_probe, head)->thread = pthread_self();
-}
-
-static bool on_callback_thread(struct urcu_flavor_domain *fd)
-{
-	char name[16];
-
-	return pthread_getname_np(pthread_self(), name, sizeof(name)) == 0 &&
-	       strcmp(name, fd->cb_thread_name) == 0;
-}
-
+/* The thread that runs an object's callbacks: its worker's, or the flavor's own. */
 pthread_t urcu_crd_thread(struct urcu_flavor_domain *fd, struct call_rcu_data *crdp)
 {
-	struct thread_probe probe;
-
 	if (crdp && crdp->worker)
 		return quiesce_call_rcu_worker_thread(crdp->worker);
-	if (on_callback_thread(fd))
-		return pthread_self();
-	fd->call_rcu(&probe.head, probe_record);
-	/* The barrier returns after probe_record() has run, and orders its store. */
-	fd->barrier();
-	return probe.thread;
+	return quiesce_call_rcu_thread(fd->workers);
 }
 
 /* liburcu sizes the array by the configured CPUs. */

@@ -60,8 +60,7 @@ URCU_EXPORT void urcu_mb_init(void)
 }
 
 static struct urcu_flavor_domain urcu_mb_domain = URCU_FLAVOR_DOMAIN_INIT(
-	URCU_FLAVOR_mb, QUIESCE_CB_RCU_MB, "quiesce-mb-cb", quiesce_call_rcu_mb,
-	quiesce_rcu_barrier_mb, quiesce_synchronize_rcu_mb);
+	URCU_FLAVOR_mb, QUIESCE_CB_RCU_MB, quiesce_call_rcu_mb, quiesce_synchronize_rcu_mb);
 
 URCU_OVERLAY_CALLBACK_API(mb, urcu_mb_domain, quiesce_call_rcu_mb, quiesce_rcu_barrier_mb,
 			  quiesce_defer_rcu_mb, quiesce_defer_barrier_mb)

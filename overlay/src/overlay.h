@@ -41,11 +41,9 @@ enum urcu_flavor_id {
 
 struct urcu_flavor_domain {
 	enum urcu_flavor_id id;		/* its slot in each thread's crdp array */
-	enum quiesce_cb_flavor workers;	/* the flavor of its objects' workers */
-	const char *cb_thread_name;	/* the quiesce thread that runs its callbacks */
+	enum quiesce_cb_flavor workers;	/* its callbacks' flavor, and its workers' */
 	void (*call_rcu)(struct quiesce_rcu_head *head,
 			 void (*func)(struct quiesce_rcu_head *head));
-	void (*barrier)(void);
 	void (*synchronize_rcu)(void);	/* safe to call from an online thread */
 
 	/* Under lock: the call_rcu_data objects and the fork hook. */
@@ -57,10 +55,9 @@ struct urcu_flavor_domain {
 	struct urcu_atfork *atfork;	/* rculfhash's, the first registered */
 };
 
-#define URCU_FLAVOR_DOMAIN_INIT(flavor_id, worker_flavor, thread_name, call, bar, sync) \
-	{ .id = (flavor_id), .workers = (worker_flavor), .cb_thread_name = (thread_name),  \
-	  .call_rcu = (call), .barrier = (bar), .synchronize_rcu = (sync),                 \
-	  .lock = PTHREAD_MUTEX_INITIALIZER }
+#define URCU_FLAVOR_DOMAIN_INIT(flavor_id, worker_flavor, call, sync)                     \
+	{ .id = (flavor_id), .workers = (worker_flavor), .call_rcu = (call),                   \
+	  .synchronize_rcu = (sync), .lock = PTHREAD_MUTEX_INITIALIZER }
 
 /* Each thread's call_rcu_data, one slot per flavor (liburcu: one per library). */
 extern __thread struct call_rcu_data *urcu_thread_crdp[URCU_NR_FLAVORS]
@@ -201,8 +198,7 @@ void urcu_crd_register_atfork(struct urcu_flavor_domain *fd, struct urcu_atfork 
 	{ return quiesce_poll_state_synchronize_rcu(s.grace_period_id); }                  \
 	URCU_EXPORT void urcu_##f##_register_thread(void) { quiesce_rcu_register_thread(); } \
 	static struct urcu_flavor_domain urcu_##f##_domain = URCU_FLAVOR_DOMAIN_INIT(       \
-		URCU_FLAVOR_##f, QUIESCE_CB_RCU, "quiesce-cb", quiesce_call_rcu,             \
-		quiesce_rcu_barrier, quiesce_synchronize_rcu);                             \
+		URCU_FLAVOR_##f, QUIESCE_CB_RCU, quiesce_call_rcu, quiesce_synchronize_rcu); \
 	URCU_OVERLAY_CALLBACK_API(f, urcu_##f##_domain, quiesce_call_rcu, quiesce_rcu_barrier, \
 				  quiesce_defer_rcu, quiesce_defer_barrier)                   \
 	URCU_OVERLAY_FLAVOR_OBJECT(f)

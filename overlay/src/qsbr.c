@@ -99,8 +99,7 @@ URCU_EXPORT bool urcu_qsbr_poll_state_synchronize_rcu(struct urcu_gp_poll_state 
 }
 
 static struct urcu_flavor_domain urcu_qsbr_domain = URCU_FLAVOR_DOMAIN_INIT(
-	URCU_FLAVOR_qsbr, QUIESCE_CB_QSBR, "quiesce-qsbr-cb", quiesce_qsbr_call_rcu,
-	qsbr_barrier, qsbr_synchronize);
+	URCU_FLAVOR_qsbr, QUIESCE_CB_QSBR, quiesce_qsbr_call_rcu, qsbr_synchronize);
 
 URCU_OVERLAY_CALLBACK_API(qsbr, urcu_qsbr_domain, quiesce_qsbr_call_rcu, qsbr_barrier,
 			  quiesce_qsbr_defer_rcu, qsbr_defer_barrier)

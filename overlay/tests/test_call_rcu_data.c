@@ -3,7 +3,8 @@
  * thread and per CPU, picked in liburcu's order, freed with callbacks
  * pending (which still run), the default object kept, the per-CPU array's
  * error codes, each object's own callback thread (a per-CPU object's
- * pinned to its CPU, and picked by call_rcu() on that CPU), rculfhash's
+ * pinned to its CPU, and picked by call_rcu() on that CPU; the default
+ * object's, asked from anywhere), rculfhash's
  * fork hooks and the fork hooks' effect in the child.  Then call_rcu()
  * from several threads with objects of their own, each callback counted
  * once (none lost, none run twice), and a callback that must wait for a
@@ -139,6 +140,31 @@ static void record_thread(struct rcu_head *head)
 
 	p->thread = pthread_self();
 	CHECK(sched_getaffinity(0, sizeof(p->cpus), &p->cpus) == 0, "sched_getaffinity");
+}
+
+/*
+ * The default object's thread, asked from a callback on another object's
+ * thread (where the flavor's barrier would wait for that callback) and
+ * from inside a read-side section, is answered at once, as liburcu does.
+ */
+static void default_thread_from_anywhere(void)
+{
+	struct call_rcu_data *mine = create_call_rcu_data(0, -1);
+	pthread_t dflt = get_call_rcu_thread(get_default_call_rcu_data());
+	struct rcu_head *h = malloc(sizeof(*h));
+
+	rcu_read_lock();
+	CHECK(pthread_equal(get_call_rcu_thread(get_default_call_rcu_data()), dflt),
+	      "the default object's thread, asked inside a read-side section");
+	rcu_read_unlock();
+	probed = pthread_self();
+	set_thread_call_rcu_data(mine);
+	call_rcu(h, probe_from_callback);
+	set_thread_call_rcu_data(NULL);
+	rcu_barrier();
+	CHECK(pthread_equal(probed, dflt), "the default object's thread, asked from a callback "
+	      "on another object's thread");
+	call_rcu_data_free(mine);
 }
 
 /*
@@ -281,6 +307,7 @@ int main(void)
 	pthread_t t[THREADS];
 
 	objects_and_errors();
+	default_thread_from_anywhere();
 	threads_and_cpus();
 	forks();
 	for (int i = 0; i < THREADS; i++)

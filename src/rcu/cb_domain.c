@@ -558,6 +558,9 @@ pthread_t quiesce_cb_domain_thread(struct quiesce_cb_domain *cbd)
 	pthread_t thread;
 	int state;
 
+	/* From one of its callbacks: a stop under way would wait for this one. */
+	if (on_worker == cbd)
+		return pthread_self();
 	ensure_listed(cbd);
 	pthread_mutex_lock(&cbd->start_lock);
 	state = state_after_stop(cbd, 0);

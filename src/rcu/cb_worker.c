@@ -66,6 +66,29 @@ static struct quiesce_gp_domain *flavor_domain(enum quiesce_cb_flavor flavor)
 	return NULL;
 }
 
+/* The callbacks of a flavor's own call_rcu(), which no worker runs. */
+static struct quiesce_cb_domain *flavor_callbacks(enum quiesce_cb_flavor flavor)
+{
+	switch (flavor) {
+	case QUIESCE_CB_RCU:
+		return &quiesce_rcu_cb;
+	case QUIESCE_CB_RCU_MB:
+		return &quiesce_rcu_mb_cb;
+	case QUIESCE_CB_QSBR:
+		return &quiesce_qsbr_cb;
+	}
+	return NULL;
+}
+
+pthread_t quiesce_call_rcu_thread(enum quiesce_cb_flavor flavor)
+{
+	struct quiesce_cb_domain *cbd = flavor_callbacks(flavor);
+
+	if (!cbd)
+		quiesce_die("quiesce_call_rcu_thread(%d): not a callback flavor", (int)flavor);
+	return quiesce_cb_domain_thread(cbd);
+}
+
 struct quiesce_call_rcu_worker *quiesce_call_rcu_worker_create(enum quiesce_cb_flavor flavor,
 							       int cpu)
 {

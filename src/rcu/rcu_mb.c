@@ -152,8 +152,8 @@ static const struct quiesce_gp_domain_ops mb_ops = {
 struct quiesce_gp_domain quiesce_rcu_mb_domain =
 	QUIESCE_GP_DOMAIN_INIT(&mb_ops, &quiesce_rcu_mb_gp_word.writer_sleeping);
 
-static struct quiesce_cb_domain mb_cb =
-	QUIESCE_CB_DOMAIN_INIT(mb_cb, &quiesce_rcu_mb_domain, NULL, "quiesce-mb-cb");
+struct quiesce_cb_domain quiesce_rcu_mb_cb =
+	QUIESCE_CB_DOMAIN_INIT(quiesce_rcu_mb_cb, &quiesce_rcu_mb_domain, NULL, "quiesce-mb-cb");
 
 void quiesce_rcu_mb_wake_grace_period(void)
 {
@@ -204,7 +204,7 @@ unsigned long quiesce_get_state_synchronize_rcu_mb(void)
 
 unsigned long quiesce_start_poll_synchronize_rcu_mb(void)
 {
-	return quiesce_cb_domain_start_poll(&mb_cb);
+	return quiesce_cb_domain_start_poll(&quiesce_rcu_mb_cb);
 }
 
 bool quiesce_poll_state_synchronize_rcu_mb(unsigned long cookie)
@@ -221,12 +221,12 @@ void quiesce_cond_synchronize_rcu_mb(unsigned long cookie)
 void quiesce_call_rcu_mb(struct quiesce_rcu_head *head,
 			 void (*func)(struct quiesce_rcu_head *head))
 {
-	quiesce_cb_domain_call(&mb_cb, head, func);
+	quiesce_cb_domain_call(&quiesce_rcu_mb_cb, head, func);
 }
 
 void quiesce_rcu_barrier_mb(void)
 {
 	quiesce_gp_forbid_inside_reader(&quiesce_rcu_mb_domain, "quiesce_rcu_barrier_mb");
-	quiesce_cb_domain_barrier(&mb_cb, "quiesce_rcu_barrier_mb");
+	quiesce_cb_domain_barrier(&quiesce_rcu_mb_cb, "quiesce_rcu_barrier_mb");
 	quiesce_cb_workers_barrier(QUIESCE_CB_RCU_MB, "quiesce_rcu_barrier_mb");
 }
