@@ -85,10 +85,12 @@
  * meanwhile).
  *
  * fork(): every domain that ever ran a grace period is on a list, whose
- * lock is held across fork() so that the child copies it whole.  A grace
- * period that ran in the parent has no thread in the child: the child's
- * count goes back to even, to before it started, and the child's first
- * caller runs it again from the start.
+ * lock is held across fork() so that the child copies it whole; a caller
+ * lists the domain before the compare-exchange that may make it an owner,
+ * so that a domain whose count is odd is always on it.  A grace period
+ * that ran in the parent has no thread in the child: the child's count
+ * goes back to even, to before it started, and the child's first caller
+ * runs it again from the start.
  */
 #include "rcu/gp_engine.h"
 
@@ -341,9 +343,13 @@ static bool readers_seen_past_flip(struct quiesce_gp_domain *d)
  */
 static bool own_next_grace_period(struct quiesce_gp_domain *d, unsigned long seq)
 {
-	return !quiesce_gp_seq_running(seq) &&
-	       __atomic_compare_exchange_n(&d->gp_seq, &seq, seq + 1, false, __ATOMIC_SEQ_CST,
-					   __ATOMIC_RELAXED);
+	if (quiesce_gp_seq_running(seq) ||
+	    !__atomic_compare_exchange_n(&d->gp_seq, &seq, seq + 1, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_RELAXED))
+		return false;
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_gp_hook)))
+		quiesce_test_gp_hook(d, QUIESCE_GP_HOOK_OWNED);
+	return true;
 }
 
 /*
@@ -390,9 +396,10 @@ static void run_one_grace_period(struct quiesce_gp_domain *d, unsigned long from
 }
 
 /*
- * For a caller about to own grace periods: lists the domain (see fork() at
- * the top), and says whether they are expedited; rcu_normal holds for the
- * library's own expedited requests too.
+ * For a caller that may own grace periods, before its first
+ * compare-exchange: lists the domain (see fork() at the top), and says
+ * whether they are expedited; rcu_normal holds for the library's own
+ * expedited requests too.
  */
 static bool owner_expedites(struct quiesce_gp_domain *d, bool expedited)
 {
@@ -513,9 +520,13 @@ void quiesce_gp_synchronize(struct quiesce_gp_domain *d, bool expedited)
 	 * until it returns, owner or not (wait_for() then notes nothing).
 	 */
 	bool noted = d->ops->wait_begins && d->ops->wait_begins(d);
-	unsigned long seq = QUIESCE_LOAD(&d->gp_seq);
+	bool owner_expedited;
+	unsigned long seq;
 
 	expedited = expedited || QUIESCE_LOAD(&knob_expedited);
+	/* Listed before the compare-exchange that may own a grace period (fork() at the top). */
+	owner_expedited = owner_expedites(d, expedited);
+	seq = QUIESCE_LOAD(&d->gp_seq);
 	/*
 	 * No grace period running: the caller takes the next one, with no
 	 * snapshot.  The snapshot's fence orders the caller's unlink before
@@ -526,7 +537,7 @@ void quiesce_gp_synchronize(struct quiesce_gp_domain *d, bool expedited)
 	 */
 	if (own_next_grace_period(d, seq)) {
 		COUNT_BY_OWNER(d->sync_calls_owner);
-		run_owned(d, seq, seq + 2, owner_expedites(d, expedited));
+		run_owned(d, seq, seq + 2, owner_expedited);
 	} else {
 		wait_for(d, quiesce_gp_snapshot(d), expedited, true);
 	}

@@ -177,14 +177,15 @@ extern bool quiesce_test_busted_past_flip;
  * Test-only: called, when set, where a test may hold a thread: an owner
  * right after it bumped gp_ended, a caller right before it sleeps on
  * gp_ended, a thread putting a domain on the engine's list, between its
- * two stores, and the mb domain's scan, holding the registry lock
- * (rcu_mb.c).
+ * two stores, the mb domain's scan, holding the registry lock (rcu_mb.c),
+ * and a caller right after its compare-exchange took a grace period.
  */
 enum {
 	QUIESCE_GP_HOOK_ENDED_BUMPED,
 	QUIESCE_GP_HOOK_ENDED_SLEEPING,
 	QUIESCE_GP_HOOK_LISTING,
 	QUIESCE_GP_HOOK_SCANNING,
+	QUIESCE_GP_HOOK_OWNED,
 };
 extern void (*quiesce_test_gp_hook)(struct quiesce_gp_domain *d, int where);
 
