@@ -219,6 +219,38 @@ static void sync_after_hand_off(void)
 	cleanup_srcu_struct(&ss);
 }
 
+static void *close_second_mate(void *idx)
+{
+	srcu_read_unlock(&slot_mates[QUIESCE_SRCU_SLOTS], *(int *)idx);
+	return NULL;
+}
+
+/*
+ * A section counted per-CPU that another thread closed stays on the
+ * opener's record; a domain set up again at the same address is a new
+ * one, which this thread has no section of.
+ */
+static void sync_after_per_cpu_hand_off_and_init_again(void)
+{
+	struct srcu_struct *first = &slot_mates[0], *second = &slot_mates[QUIESCE_SRCU_SLOTS];
+	pthread_t t;
+	int a, b;
+
+	quiesce_init_srcu_struct_name(first, "first");
+	quiesce_init_srcu_struct_name(second, "second");
+	a = srcu_read_lock(first);	/* the slot that second would take */
+	b = srcu_read_lock(second);	/* counted per-CPU, recorded */
+	srcu_read_unlock(first, a);
+	pthread_create(&t, NULL, close_second_mate, &b);
+	pthread_join(t, NULL);
+	synchronize_srcu(second);
+	cleanup_srcu_struct(second);
+	quiesce_init_srcu_struct_name(second, "second");
+	synchronize_srcu(second);	/* no section of this domain is open anywhere */
+	cleanup_srcu_struct(second);
+	cleanup_srcu_struct(first);
+}
+
 static void allowed(void)
 {
 	int a, b, c;
@@ -249,6 +281,7 @@ static void allowed(void)
 	synchronize_srcu(&other);
 	cleanup_srcu_struct(&ss);
 	sync_after_hand_off();
+	sync_after_per_cpu_hand_off_and_init_again();
 	unregister_inside_section();
 	cleanup_srcu_struct(&other);
 }

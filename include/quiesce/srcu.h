@@ -96,7 +96,7 @@
  * with glibc 2.35+, an atomic add elsewhere (percpu_count.h), and a record
  * of the section for the check above; about 3.5 times the cost.  Memory:
  * the structure (64 bytes), four per-CPU counters of 8 * (possible CPUs +
- * 1) bytes, and 736 bytes of grace-period and callback state (x86-64,
+ * 1) bytes, and 752 bytes of grace-period and callback state (x86-64,
  * glibc): proportional to CPUs, not threads, so thousands of domains are
  * fine (a thread each only for those that use call_srcu() or start_poll).
  * Each thread has its slots, 160 bytes, whatever the number of domains.

@@ -119,7 +119,10 @@
  * handed_off.  A check that finds an open section looks for a hand-off
  * among the slots before it aborts: a slot with more unlocks than locks on
  * an index marks the domain handed_off, and so does moving such a slot's
- * counts; handed_off ends the check for the domain.
+ * counts; handed_off ends the check for the domain.  A section that
+ * another thread closed stays on its opener's record, so an entry names
+ * the set-up of its domain too (its generation): a domain set up again at
+ * the same address, after cleanup_srcu_struct(), is not taken for it.
  *
  * Set-up: DEFINE_SRCU's domain starts with no counters; the first use sets
  * it up under setup_lock and publishes the state with release, which the
@@ -148,11 +151,17 @@ __thread struct quiesce_srcu_slot quiesce_srcu_slots_self[QUIESCE_SRCU_SLOTS]
 /*
  * The sections a thread counted per-CPU (its slot held another domain) and
  * has not closed: `depth` of them, the domain of each of the first
- * RECORDED with its index in bit 0.
+ * RECORDED with its index in bit 0, and the set-up of the domain they
+ * were opened in (its generation): a section that another thread closed
+ * stays on the opener's record, and must not be taken for one of a domain
+ * set up later at the same address.
  */
 #define RECORDED 4
 struct per_cpu_record {
-	uintptr_t held[RECORDED];
+	struct {
+		uintptr_t key;
+		unsigned long generation;
+	} held[RECORDED];
 	unsigned depth;
 };
 static __thread struct per_cpu_record record_self __attribute__((tls_model("initial-exec")));
@@ -163,6 +172,7 @@ struct quiesce_srcu_state {
 	unsigned wait_idx;		/* by the grace period's owner: the index waited for */
 	bool second_wait;		/* by the owner: flipped, waiting for the old index */
 	bool handed_off;		/* a thread closed a section it did not open (srcu.h) */
+	unsigned long generation;	/* which set-up this is, for the records */
 	char stall_detail[192];		/* by the owner: the stall report's line */
 	struct quiesce_cb_domain cb;	/* call_srcu(): its thread starts on first use */
 };
@@ -175,6 +185,8 @@ static struct quiesce_srcu_state cleaned_up;
 
 /* Serializes DEFINE_SRCU domains' set-up on first use. */
 static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set-ups so far: each domain's gets the next (per_cpu_record). */
+static unsigned long generations;
 
 static struct quiesce_srcu_state *state_of(struct quiesce_gp_domain *d)
 {
@@ -354,6 +366,7 @@ static void set_up(struct quiesce_srcu_struct *ss, long *const counters[4])
 	quiesce_gp_domain_init(&st->gp, &srcu_ops, &ss->writer_sleeping);
 	quiesce_cb_domain_init(&st->cb, &st->gp, "quiesce-srcu");
 	st->ss = ss;
+	st->generation = __atomic_add_fetch(&generations, 1, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < 4; i++)
 		QUIESCE_STORE(&ss->count[i], counters[i]);
 	/* Release: the counters and the state before the pointer (ready()'s acquire). */
@@ -404,12 +417,15 @@ static uintptr_t record_key(const struct quiesce_srcu_struct *ss, int idx)
 }
 
 /* A section the calling thread opened and counted per-CPU. */
-static void record_open(struct quiesce_srcu_struct *ss, int idx)
+static void record_open(struct quiesce_srcu_struct *ss, const struct quiesce_srcu_state *st,
+			int idx)
 {
 	struct per_cpu_record *self = &record_self;
 
-	if (self->depth < RECORDED)
-		self->held[self->depth] = record_key(ss, idx);
+	if (self->depth < RECORDED) {
+		self->held[self->depth].key = record_key(ss, idx);
+		self->held[self->depth].generation = st->generation;
+	}
 	self->depth++;
 }
 
@@ -420,7 +436,8 @@ static void record_open(struct quiesce_srcu_struct *ss, int idx)
  * section counted on its slot before unregistering.  A thread deeper than
  * the record takes its deepest section off, recorded or not.
  */
-static bool record_close(struct quiesce_srcu_struct *ss, int idx)
+static bool record_close(struct quiesce_srcu_struct *ss, const struct quiesce_srcu_state *st,
+			 int idx)
 {
 	struct per_cpu_record *self = &record_self;
 	uintptr_t key = record_key(ss, idx);
@@ -430,22 +447,24 @@ static bool record_close(struct quiesce_srcu_struct *ss, int idx)
 		return true;
 	}
 	for (unsigned j = self->depth; j-- > 0;) {
-		if (self->held[j] != key)
+		if (self->held[j].key != key || self->held[j].generation != st->generation)
 			continue;
-		memmove(&self->held[j], &self->held[j + 1], (self->depth - j - 1) * sizeof(key));
+		memmove(&self->held[j], &self->held[j + 1],
+			(self->depth - j - 1) * sizeof(self->held[0]));
 		self->depth--;
 		return true;
 	}
 	return false;
 }
 
-static bool record_holds(const struct quiesce_srcu_struct *ss)
+static bool record_holds(const struct quiesce_srcu_struct *ss, const struct quiesce_srcu_state *st)
 {
 	const struct per_cpu_record *self = &record_self;
 	unsigned recorded = self->depth < RECORDED ? self->depth : RECORDED;
 
 	for (unsigned j = 0; j < recorded; j++)
-		if ((self->held[j] & ~(uintptr_t)1) == (uintptr_t)ss)
+		if ((self->held[j].key & ~(uintptr_t)1) == (uintptr_t)ss &&
+		    self->held[j].generation == st->generation)
 			return true;
 	return false;
 }
@@ -468,17 +487,18 @@ static bool claim_slot(struct quiesce_srcu_struct *ss)
 
 int quiesce_srcu_read_lock_slow(struct quiesce_srcu_struct *ss)
 {
+	struct quiesce_srcu_state *st;
 	int idx;
 
 	/* Registered before the first add (the top of this file says why). */
 	quiesce_rcu_register_thread();
-	ready(ss, "srcu_read_lock");
+	st = ready(ss, "srcu_read_lock");
 	idx = (int)(QUIESCE_LOAD(&ss->idx) & 1);
 	if (claim_slot(ss)) {
 		quiesce_srcu_count_inc(&quiesce_srcu_slot_of(ss)->count[idx]);
 	} else {
 		quiesce_percpu_count_add(LOCKS(ss, idx), 1);
-		record_open(ss, idx);
+		record_open(ss, st, idx);
 	}
 	/* As in srcu_read_lock(): the section's loads after the add. */
 	quiesce_compiler_barrier();
@@ -504,7 +524,7 @@ void quiesce_srcu_read_unlock_slow(struct quiesce_srcu_struct *ss, int idx)
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		quiesce_srcu_count_inc(&slot->count[2 + idx]);
 	} else {
-		if (!record_close(ss, idx))
+		if (!record_close(ss, st, idx))
 			QUIESCE_STORE(&st->handed_off, true);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		quiesce_percpu_count_add(UNLOCKS(ss, idx), 1);
@@ -539,7 +559,7 @@ void quiesce_srcu_move_slots(struct quiesce_srcu_slot *slots, bool own)
 				quiesce_percpu_count_add_shared(LOCKS(ss, i), open);
 			/* The sections still open stay visible to this thread's check. */
 			for (; own && open > 0; open--)
-				record_open(ss, i);
+				record_open(ss, ss->state, i);
 		}
 		free_slot(slot);
 	}
@@ -591,7 +611,7 @@ void quiesce_srcu_wake_grace_period(struct quiesce_srcu_struct *ss)
 static void forbid_inside_own_section(struct quiesce_srcu_struct *ss,
 				      struct quiesce_srcu_state *st, const char *call)
 {
-	bool inside = record_holds(ss);
+	bool inside = record_holds(ss, st);
 
 	for (unsigned i = 0; i < 2; i++)
 		if (slot_count(quiesce_srcu_slots_self, ss, i) >
