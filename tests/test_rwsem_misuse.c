@@ -3,6 +3,8 @@
  * message that names it, in a forked child.
  */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 
 #include <quiesce/rwsem.h>
 
@@ -95,6 +97,46 @@ static void up_write_by_other_thread(void *arg)
 	pthread_join(tid, NULL);
 }
 
+/*
+ * up_read() with no read hold while another thread holds the write lock and
+ * a reader is on its way in (its bias in the count, spinning for the writer
+ * to leave): the release must not take that reader's bias as its own.
+ */
+static struct rw_semaphore foreign_sem = RWSEM_INITIALIZER;
+static atomic_bool foreign_write_held;
+
+static void *hold_write_forever(void *unused)
+{
+	down_write(&foreign_sem);
+	atomic_store(&foreign_write_held, true);
+	for (;;)
+		check_sleep_us(1000000);
+	return NULL;
+}
+
+static void *read_with_zero_timeout(void *unused)
+{
+	for (;;)
+		if (down_read_timeout(&foreign_sem, 0) == 0)
+			up_read(&foreign_sem);
+	return NULL;
+}
+
+static void up_read_beside_arriving_reader(void *arg)
+{
+	uint64_t give_up = check_now_ns() + 1000000000u;
+	pthread_t writer, reader;
+
+	pthread_create(&writer, NULL, hold_write_forever, NULL);
+	while (!atomic_load(&foreign_write_held))
+		check_sleep_us(100);
+	pthread_create(&reader, NULL, read_with_zero_timeout, NULL);
+	while (!(QUIESCE_LOAD(&foreign_sem.count) >> QUIESCE_RWSEM_READER_SHIFT) &&
+	       check_now_ns() < give_up)
+		;
+	up_read(&foreign_sem);
+}
+
 int main(void)
 {
 	check_child_aborts(up_read_unlocked, NULL, "up_read() on an rw_semaphore that is not read-locked");
@@ -107,6 +149,8 @@ int main(void)
 	check_child_aborts(down_read_under_write, NULL, "it would wait for itself");
 	check_child_aborts(downgrade_unlocked, NULL, "downgrade_write() on an rw_semaphore that is not write-locked");
 	check_child_aborts(up_write_by_other_thread, NULL, "does not hold the write lock");
+	check_child_aborts(up_read_beside_arriving_reader, NULL,
+			   "another thread holds for writing: this thread holds no read lock");
 	printf("rwsem misuse: ok\n");
 	return 0;
 }

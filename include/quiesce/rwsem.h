@@ -35,7 +35,9 @@
  *   that case is not detected.
  * - Releasing a lock that is not held, up_read() by the writer and
  *   up_write() on a read hold abort with a message naming the mistake.
- *   These checks are always on: they cost no atomic operation.
+ *   These checks are always on: they cost no atomic operation.  Read
+ *   holds are counted, not named: an up_read() without a hold while other
+ *   threads hold read locks releases one of theirs, unnoticed.
  * - As with the kernel's rwsem, the memory of a semaphore may be reused
  *   only when no thread can still be inside a call on it: a releaser may
  *   touch the semaphore's wait queue after its release let another thread

@@ -643,6 +643,15 @@ void quiesce_rwsem_up_read_slowpath(struct quiesce_rwsem *sem, unsigned long old
 	if ((old & WRITER_LOCKED) && QUIESCE_LOAD(&sem->owner) == quiesce_rwsem_thread_id())
 		quiesce_die("up_read() on an rw_semaphore this thread holds for writing: "
 			    "use up_write()");
+	/*
+	 * No read hold can exist beside a writer (invariant 1), so this
+	 * caller holds none; a bias in the count is a reader's on its way
+	 * in, and taking it would let that reader in beside the next writer.
+	 * The busted test writer shares the lock with readers on purpose.
+	 */
+	if ((old & WRITER_LOCKED) && !QUIESCE_LOAD(&quiesce_rwsem_test_busted_writer))
+		quiesce_die("up_read() on an rw_semaphore that another thread holds for writing: "
+			    "this thread holds no read lock on it");
 	if (old < READER_BIAS)
 		quiesce_die("up_read() on an rw_semaphore that is not read-locked");
 	if (((old - READER_BIAS) & (LOCKED_MASK | WAITERS | WRITER_WOKEN)) == WAITERS)
