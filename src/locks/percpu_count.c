@@ -41,10 +41,19 @@ const int quiesce_percpu_gate_open = 0;
 
 static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct chunk *chunks;
+/*
+ * Set once, by percpu_count_setup(), before the first counter exists:
+ * whoever reaches a counter reaches it after its allocation, so the sums
+ * and shared adds read it without the once.
+ */
 static unsigned nr_cpus;
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+
+static void percpu_count_setup(void);
 
 unsigned quiesce_percpu_nr_cpus(void)
 {
+	pthread_once(&setup_once, percpu_count_setup);
 	return nr_cpus;
 }
 
@@ -133,6 +142,7 @@ long *quiesce_percpu_count_alloc(void)
 	struct chunk *c;
 	long *cpu0 = NULL;
 
+	pthread_once(&setup_once, percpu_count_setup);
 	pthread_mutex_lock(&alloc_lock);
 	for (c = chunks; c && c->used == SLOTS_PER_BLOCK; c = c->next)
 		;
@@ -208,7 +218,13 @@ static void alloc_after_fork(void)
 	pthread_mutex_unlock(&alloc_lock);
 }
 
-__attribute__((constructor)) static void percpu_count_init(void)
+/*
+ * On first use rather than in a constructor: linked statically, the
+ * library's constructors run after the program's, and a semaphore set up
+ * in one of those got chunks sized for no CPU at all, whose slots the
+ * later sums and shared adds then ran past.
+ */
+static void percpu_count_setup(void)
 {
 	nr_cpus = possible_cpus();
 	pthread_atfork(alloc_prepare_fork, alloc_after_fork, alloc_after_fork);
