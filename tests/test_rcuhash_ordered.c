@@ -1,7 +1,8 @@
 /*
  * <quiesce/rcuhash.h>: the matching calls (duplicates, insert_match,
- * replace_match, replace) and the ordered reads (lookup_match(), next())
- * of a caller-hashed table (QUIESCE_RCUHASH_KEY_IS_HASH | SEQ), alone and
+ * replace_match, replace) and the ordered reads (lookup_match(), next(),
+ * and their _seq() forms, from a position whose node is gone) of a
+ * caller-hashed table (QUIESCE_RCUHASH_KEY_IS_HASH | SEQ), alone and
  * under concurrent updaters and forced resizes.
  *
  * Keys 2j and 2j+1 share a hash, so match() is what tells them apart.
@@ -309,6 +310,81 @@ static void iteration_across_resizes(void)
 	rcuhash_destroy(ht, free_obj, NULL);
 }
 
+/*
+ * next_seq() and lookup_match_seq(): an iteration carried by the hash and
+ * order word alone, each step in a section of its own, the node returned
+ * removed, poisoned and freed before the next step, and the table resized
+ * now and then: every node once, in order, the duplicates of one key too.
+ * Without SEQ, the calls die with a message.
+ */
+static void take_off(struct rcuhash *t, struct obj *o, uint64_t *hash, uint64_t *seq)
+{
+	*hash = o->hash;
+	*seq = __atomic_load_n(&o->seq, __ATOMIC_RELAXED);
+	CHECK(rcuhash_remove(t, &o->node), "key %lu removed", o->item.key);
+	check_poison(o, sizeof(*o));
+	free(o);
+}
+
+static void iteration_by_position(void)
+{
+	enum { N = 1000, DUPS = 4 };
+	struct rcuhash *t = rcuhash_new(&params);
+	static unsigned char seen[N];
+	struct rcuhash_node *n;
+	uint64_t hash, seq, rev = 0, tie = 0;
+	unsigned long k10 = 10;
+	unsigned dups = 0, steps = 0;
+
+	for (unsigned long k = 0; k < N; k++)
+		rcuhash_add(t, &new_obj(k)->node);
+	for (int i = 1; i < DUPS; i++)
+		rcuhash_add(t, &new_obj(10)->node);
+	rcu_read_lock();
+	n = rcuhash_lookup_match(t, hash_key(10), match_key, &k10, NULL);
+	rcu_read_unlock();
+	while (n) {
+		dups++;
+		take_off(t, obj_of(n), &hash, &seq);
+		rcu_read_lock();
+		n = rcuhash_lookup_match_seq(t, hash, match_key, &k10, seq);
+		rcu_read_unlock();
+	}
+	CHECK(dups == DUPS, "lookup_match_seq() found %u of the %u nodes of key 10", dups, DUPS);
+	seen[10] = 1;
+	rcu_read_lock();
+	n = rcuhash_next(t, NULL);
+	rcu_read_unlock();
+	while (n) {
+		struct obj *o = obj_of(n);
+
+		CHECK(o->item.key < N && !seen[o->item.key]++, "key %lu returned twice", o->item.key);
+		CHECK(advances(o, &rev, &tie), "next_seq() went backwards at key %lu", o->item.key);
+		take_off(t, o, &hash, &seq);
+		if (++steps % 50 == 0)
+			rcuhash_resize(t, 1 + (steps * 37) % (4 * N));
+		rcu_read_lock();
+		n = rcuhash_next_seq(t, hash, seq);
+		rcu_read_unlock();
+	}
+	for (unsigned k = 0; k < N; k++)
+		CHECK(seen[k] == 1, "key %u returned %u times", k, seen[k]);
+	CHECK(rcuhash_count(t) == 0, "every node taken off");
+	rcuhash_destroy(t, free_obj, NULL);
+}
+
+static void next_seq_without_seq(void *arg)
+{
+	struct rcuhash_params p = params;
+	struct rcuhash *t;
+
+	(void)arg;
+	p.flags &= ~QUIESCE_RCUHASH_SEQ;
+	t = rcuhash_new(&p);
+	rcu_read_lock();
+	rcuhash_next_seq(t, 0, 0);
+}
+
 static struct rcuhash *ht;
 
 static void poison_obj(struct rcu_head *head)
@@ -461,6 +537,8 @@ int main(void)
 	iteration_across_resizes();
 	sorted_chains();
 	next_from_removed_position();
+	iteration_by_position();
+	check_child_aborts(next_seq_without_seq, NULL, "on a table without QUIESCE_RCUHASH_SEQ");
 	stress(NULL);
 	check_child_detects_violation(stress, (void *)(intptr_t)RCUHASH_BUSTED_COARSE_ORDER);
 	check_child_detects_violation(stress, (void *)(intptr_t)RCUHASH_BUSTED_SHRINK_ORDER);

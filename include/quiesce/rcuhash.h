@@ -355,6 +355,22 @@ quiesce_rcuhash_lookup_match(struct quiesce_rcuhash *ht, uint64_t hash,
 QUIESCE_API struct quiesce_rcuhash_node *
 quiesce_rcuhash_next(struct quiesce_rcuhash *ht, const struct quiesce_rcuhash_node *after);
 
+/*
+ * The same two from a position that is no longer a node: the hash and the
+ * order word (QUIESCE_RCUHASH_SEQ tables; others die with a message) of
+ * the node last returned, read while it was valid.  For a caller that may
+ * free or reuse that node, or leave its section, before the next call
+ * (liburcu's iterators let a table's last holder free the node it stands
+ * on): these read nothing of it, and walk from the head of the chain
+ * rather than on from the node.  What they return is as above.
+ */
+QUIESCE_API struct quiesce_rcuhash_node *
+quiesce_rcuhash_lookup_match_seq(struct quiesce_rcuhash *ht, uint64_t hash,
+				 quiesce_rcuhash_match_fn match, const void *arg,
+				 uint64_t after_seq);
+QUIESCE_API struct quiesce_rcuhash_node *
+quiesce_rcuhash_next_seq(struct quiesce_rcuhash *ht, uint64_t after_hash, uint64_t after_seq);
+
 /* The hash the table uses for key_len-byte keys, for callers that want it. */
 QUIESCE_API uint64_t quiesce_rcuhash_hash_bytes(const void *key, size_t len);
 
@@ -383,6 +399,8 @@ QUIESCE_API uint64_t quiesce_rcuhash_hash_bytes(const void *key, size_t len);
 #define rcuhash_replace quiesce_rcuhash_replace
 #define rcuhash_lookup_match quiesce_rcuhash_lookup_match
 #define rcuhash_next quiesce_rcuhash_next
+#define rcuhash_lookup_match_seq quiesce_rcuhash_lookup_match_seq
+#define rcuhash_next_seq quiesce_rcuhash_next_seq
 #define rcuhash_rcu_qsbr quiesce_rcuhash_rcu_qsbr
 #define rcuhash_rcu_mb quiesce_rcuhash_rcu_mb
 #endif

@@ -304,13 +304,32 @@ void cds_lfht_count_nodes(struct cds_lfht *ht, long *split_count_before, unsigne
 	reader_exit(ht, entered);
 }
 
+/*
+ * The iterator's position.  A call inside the caller's section goes on
+ * from the node, whose section keeps it readable (the short way, a node a
+ * step: quiesce/rcuhash.h).  A call outside one (a table's last holder,
+ * which may have freed the node since: BIND 9's teardowns free each node
+ * in the loop that walks them) goes on from the hash and number kept here
+ * when the node was returned, reading nothing of it.
+ */
+static void set_position(struct cds_lfht_iter *iter, struct quiesce_rcuhash_node *n)
+{
+	struct cds_lfht_node *node = lfht_node(n);
+
+	iter->node = node;
+	if (node) {
+		iter->hash = node->hash;
+		iter->seq = QUIESCE_LOAD(&node->seq);
+	}
+}
+
 void cds_lfht_lookup(struct cds_lfht *ht, unsigned long hash, cds_lfht_match_fct match,
 		     const void *key, struct cds_lfht_iter *iter)
 {
 	struct lfht_match m = { match, key };
 	enum lfht_entry entered = reader_enter(ht);
 
-	iter->node = lfht_node(quiesce_rcuhash_lookup_match(ht->q, hash, match_tramp, &m, NULL));
+	set_position(iter, quiesce_rcuhash_lookup_match(ht->q, hash, match_tramp, &m, NULL));
 	reader_exit(ht, entered);
 }
 
@@ -318,14 +337,17 @@ void cds_lfht_next_duplicate(struct cds_lfht *ht, cds_lfht_match_fct match, cons
 			     struct cds_lfht_iter *iter)
 {
 	struct lfht_match m = { match, key };
-	struct cds_lfht_node *at = iter->node;
+	struct quiesce_rcuhash_node *n;
 	enum lfht_entry entered;
 
-	if (!at)
+	if (!iter->node)
 		return;
 	entered = reader_enter(ht);
-	iter->node = lfht_node(quiesce_rcuhash_lookup_match(ht->q, at->hash, match_tramp, &m,
-							    &at->node));
+	if (QUIESCE_LIKELY(entered == LFHT_INSIDE))
+		n = quiesce_rcuhash_lookup_match(ht->q, iter->hash, match_tramp, &m, &iter->node->node);
+	else
+		n = quiesce_rcuhash_lookup_match_seq(ht->q, iter->hash, match_tramp, &m, iter->seq);
+	set_position(iter, n);
 	reader_exit(ht, entered);
 }
 
@@ -333,19 +355,23 @@ void cds_lfht_first(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 {
 	enum lfht_entry entered = reader_enter(ht);
 
-	iter->node = lfht_node(quiesce_rcuhash_next(ht->q, NULL));
+	set_position(iter, quiesce_rcuhash_next(ht->q, NULL));
 	reader_exit(ht, entered);
 }
 
 void cds_lfht_next(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 {
-	struct cds_lfht_node *at = iter->node;
+	struct quiesce_rcuhash_node *n;
 	enum lfht_entry entered;
 
-	if (!at)
+	if (!iter->node)
 		return;
 	entered = reader_enter(ht);
-	iter->node = lfht_node(quiesce_rcuhash_next(ht->q, &at->node));
+	if (QUIESCE_LIKELY(entered == LFHT_INSIDE))
+		n = quiesce_rcuhash_next(ht->q, &iter->node->node);
+	else
+		n = quiesce_rcuhash_next_seq(ht->q, iter->hash, iter->seq);
+	set_position(iter, n);
 	reader_exit(ht, entered);
 }
 

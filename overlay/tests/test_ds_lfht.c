@@ -142,8 +142,11 @@ static void empty_table(struct cds_lfht *ht)
 
 /*
  * BIND 9's teardown (dns_badcache_destroy()): a table that the thread alone
- * still holds, walked and emptied outside any read-side section, which
- * liburcu tolerates.  Every node must be found once, and the table empty.
+ * still holds, walked and emptied outside any read-side section, each node
+ * freed at once inside the loop that walks them, which liburcu tolerates
+ * (its iterator keeps the next node).  Every node must be found once, and
+ * the table empty; freed nodes are poisoned first, so a step that reads
+ * the node it stands on goes astray (and valgrind and ASan report it).
  */
 static void teardown_outside_reader(void)
 {
@@ -156,11 +159,22 @@ static void teardown_outside_reader(void)
 	for (key = 0; key < 1000; key++)
 		cds_lfht_add(ht, hash_key(key), &new_item(key)->node);
 	key = 7;
+	for (int i = 0; i < 3; i++)
+		cds_lfht_add(ht, hash_key(key), &new_item(key)->node);
 	cds_lfht_lookup(ht, hash_key(key), match, &key, &iter);
 	CHECK(cds_lfht_iter_get_node(&iter), "a lookup outside a read-side section finds its key");
+	cds_lfht_for_each_entry_duplicate(ht, hash_key(key), match, &key, &iter, it, node) {
+		CHECK(cds_lfht_del(ht, &it->node) == 0, "each duplicate found once");
+		check_poison(it, sizeof(*it));
+		free(it);
+		seen++;
+	}
+	CHECK(seen == 4, "the duplicates' walk found %lu of the 4", seen);
+	seen = 1;	/* key 7's place among the 1000 */
 	cds_lfht_for_each_entry(ht, &iter, it, node) {
 		CHECK(cds_lfht_del(ht, &it->node) == 0, "each node found once");
-		call_rcu(&it->rcu, free_item);
+		check_poison(it, sizeof(*it));
+		free(it);
 		seen++;
 	}
 	cds_lfht_count_nodes(ht, &before, &count, &after);

@@ -265,20 +265,22 @@ first_match(struct quiesce_rcuhash *ht, uint64_t hash, quiesce_rcuhash_match_fn 
 	return s.cand;
 }
 
-/* lookup_match() from a position, or in a table without SEQ. */
+/*
+ * lookup_match() from a position (tie; 0: below every node, since numbers
+ * never reach 0 and addresses are not NULL), walking on from `from` if
+ * not NULL (the short way), or in a table without SEQ.
+ */
 static __attribute__((noinline)) struct quiesce_rcuhash_node *
-match_after(struct quiesce_rcuhash *ht, uint64_t hash, quiesce_rcuhash_match_fn match,
-	    const void *arg, const struct quiesce_rcuhash_node *after)
+match_from(struct quiesce_rcuhash *ht, uint64_t hash, quiesce_rcuhash_match_fn match,
+	   const void *arg, uint64_t pos_tie, const struct quiesce_rcuhash_node *from)
 {
-	/* No node has tie 0: numbers never reach it, addresses are not NULL. */
 	struct scan s = {
-		.ht = ht, .hash = hash, .match = match, .arg = arg,
-		.pos_tie = after ? tie_of(ht, after) : 0,
+		.ht = ht, .hash = hash, .match = match, .arg = arg, .pos_tie = pos_tie,
 		.first_is_least = ht->p.flags & QUIESCE_RCUHASH_SEQ,
 		.sorted = rcuhash_sorted(ht),
 	};
 
-	scan(&s, SCAN_MATCH, short_way(ht, after));
+	scan(&s, SCAN_MATCH, from);
 	return s.cand;
 }
 
@@ -291,21 +293,41 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match(struct quiesce_rcuhash
 	rcuhash_check_reader(ht, "rcuhash_lookup_match()");
 	if (!after && (ht->p.flags & QUIESCE_RCUHASH_SEQ))
 		return first_match(ht, hash, match, arg);
-	return match_after(ht, hash, match, arg, after);
+	return match_from(ht, hash, match, arg, after ? tie_of(ht, after) : 0,
+			  short_way(ht, after));
 }
 
-struct quiesce_rcuhash_node *quiesce_rcuhash_next(struct quiesce_rcuhash *ht,
-						  const struct quiesce_rcuhash_node *after)
+/* A position given by an order word: QUIESCE_RCUHASH_SEQ tables only. */
+static uint64_t tie_of_seq(const struct quiesce_rcuhash *ht, uint64_t after_seq, const char *call)
 {
-	/* NULL: the position below every node (no node has tie 0). */
-	uint64_t hash = after ? hash_of(ht, after) : 0, pos_rev = rcuhash_rev64(hash);
-	uint64_t pos_tie = after ? tie_of(ht, after) : 0;
+	if (!(ht->p.flags & QUIESCE_RCUHASH_SEQ))
+		quiesce_die("%s() on a table without QUIESCE_RCUHASH_SEQ: its nodes have no "
+			    "order word", call);
+	return after_seq >> 1;
+}
 
+struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match_seq(struct quiesce_rcuhash *ht,
+							      uint64_t hash,
+							      quiesce_rcuhash_match_fn match,
+							      const void *arg, uint64_t after_seq)
+{
+	uint64_t pos_tie = tie_of_seq(ht, after_seq, "rcuhash_lookup_match_seq");
+
+	rcuhash_check_reader(ht, "rcuhash_lookup_match_seq()");
+	return match_from(ht, hash, match, arg, pos_tie, NULL);
+}
+
+/*
+ * next() from the position (hash, pos_tie) (0, 0: below every node),
+ * scanning its interval first on from `from` if not NULL (the short way).
+ */
+static struct quiesce_rcuhash_node *next_from(struct quiesce_rcuhash *ht, uint64_t hash,
+					      uint64_t pos_tie,
+					      const struct quiesce_rcuhash_node *from)
+{
+	uint64_t pos_rev = rcuhash_rev64(hash);
 	bool busted = QUIESCE_LOAD(&quiesce_test_busted_rcuhash) == RCUHASH_BUSTED_COARSE_ORDER;
-	/* The position's interval is scanned first, the short way if it may. */
-	const struct quiesce_rcuhash_node *from = short_way(ht, after);
 
-	rcuhash_check_reader(ht, "rcuhash_next()");
 	for (;;) {
 		struct scan s = {
 			.ht = ht, .hash = hash, .pos_rev = pos_rev, .pos_tie = pos_tie,
@@ -330,4 +352,23 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_next(struct quiesce_rcuhash *ht,
 		hash = rcuhash_rev64(pos_rev);
 		pos_tie = 0;
 	}
+}
+
+struct quiesce_rcuhash_node *quiesce_rcuhash_next(struct quiesce_rcuhash *ht,
+						  const struct quiesce_rcuhash_node *after)
+{
+	rcuhash_check_reader(ht, "rcuhash_next()");
+	/* NULL: the position below every node (no node has tie 0). */
+	if (!after)
+		return next_from(ht, 0, 0, NULL);
+	return next_from(ht, hash_of(ht, after), tie_of(ht, after), short_way(ht, after));
+}
+
+struct quiesce_rcuhash_node *quiesce_rcuhash_next_seq(struct quiesce_rcuhash *ht,
+						      uint64_t after_hash, uint64_t after_seq)
+{
+	uint64_t pos_tie = tie_of_seq(ht, after_seq, "rcuhash_next_seq");
+
+	rcuhash_check_reader(ht, "rcuhash_next_seq()");
+	return next_from(ht, after_hash, pos_tie, NULL);
 }
