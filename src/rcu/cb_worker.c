@@ -1,6 +1,7 @@
 /*
  * cb_worker.c - callback workers (<quiesce/call_rcu_worker.h>): callback
- * domains of their own on a flavor's grace-period domain.
+ * domains of their own on a flavor's grace-period domain; and the thread of
+ * each flavor's own callback domain, which that header names.
  *
  * A worker is a struct quiesce_cb_domain (cb_domain.c) that queues on its
  * shared queue and whose thread may be pinned to one CPU; whatever a
