@@ -1,8 +1,10 @@
 /*
  * rcuhash_ordered.c - lookups and iteration that carry no state but the
- * last node returned, so that a caller may stop anywhere and resizes may
- * run meanwhile (the reads liburcu's cds_lfht offers, whose split-ordered
- * list never moves a node; ours move between chains when the table resizes).
+ * last node returned (or its hash and number, the _seq() forms, for a
+ * caller that may free it first), so that a caller may stop anywhere and
+ * resizes may run meanwhile (the reads liburcu's cds_lfht offers, whose
+ * split-ordered list never moves a node; ours move between chains when the
+ * table resizes).
  *
  * The order.  Nodes are ordered by key(N) = (rev(hash(N)), tie(N)), rev()
  * reversing the 64 bits, tie() the node's number in a QUIESCE_RCUHASH_SEQ
