@@ -54,20 +54,10 @@ static pthread_cond_t workers_cond = PTHREAD_COND_INITIALIZER;	/* a last use dro
 static struct quiesce_call_rcu_worker *workers, **workers_tail = &workers;
 static unsigned long workers_made;
 
-static struct quiesce_gp_domain *flavor_domain(enum quiesce_cb_flavor flavor)
-{
-	switch (flavor) {
-	case QUIESCE_CB_RCU:
-		return &quiesce_rcu_domain;
-	case QUIESCE_CB_RCU_MB:
-		return &quiesce_rcu_mb_domain;
-	case QUIESCE_CB_QSBR:
-		return &quiesce_qsbr_domain;
-	}
-	return NULL;
-}
-
-/* The callbacks of a flavor's own call_rcu(), which no worker runs. */
+/*
+ * The callbacks of a flavor's own call_rcu(), which no worker runs; their
+ * grace-period domain is the flavor's, its workers' too.
+ */
 static struct quiesce_cb_domain *flavor_callbacks(enum quiesce_cb_flavor flavor)
 {
 	switch (flavor) {
@@ -93,7 +83,8 @@ pthread_t quiesce_call_rcu_thread(enum quiesce_cb_flavor flavor)
 struct quiesce_call_rcu_worker *quiesce_call_rcu_worker_create(enum quiesce_cb_flavor flavor,
 							       int cpu)
 {
-	struct quiesce_gp_domain *gp = flavor_domain(flavor);
+	struct quiesce_cb_domain *own = flavor_callbacks(flavor);
+	struct quiesce_gp_domain *gp = own ? own->gp : NULL;
 	struct quiesce_call_rcu_worker *w;
 
 	if (!gp || cpu < -1 || cpu >= CPU_SETSIZE) {
