@@ -6,7 +6,8 @@
 # And the stress test with every grace period expedited or every one normal.
 set(QUIESCE_RCU_SUITE test_rcu_api test_rcu_stress test_rcu_fork test_rcu_stall
   test_rcu_sharing test_rcu_misuse test_rcu_blocked_signals test_rcu_registry_signals
-  test_rculist test_call_rcu_api test_call_rcu_flood test_call_rcu_fork test_call_rcu_stress)
+  test_rculist test_call_rcu_api test_call_rcu_flood test_call_rcu_fork test_call_rcu_stress
+  test_early_use)
 set(QUIESCE_RCU_FALLBACKS signal)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|i.86)$")
   list(APPEND QUIESCE_RCU_FALLBACKS mprotect)

@@ -28,11 +28,12 @@
 #include <signal.h>
 
 #include "common/diag.h"
+#include "common/init_order.h"
 
 static cpu_set_t load_cpus;
 static bool load_cpus_known;	/* written by the constructor only */
 
-__attribute__((constructor)) static void lib_thread_init(void)
+QUIESCE_CONSTRUCTOR(LIB_THREAD) static void lib_thread_init(void)
 {
 	load_cpus_known = sched_getaffinity(0, sizeof(load_cpus), &load_cpus) == 0;
 }

@@ -219,10 +219,10 @@ static void alloc_after_fork(void)
 }
 
 /*
- * On first use rather than in a constructor: linked statically, the
- * library's constructors run after the program's, and a semaphore set up
- * in one of those got chunks sized for no CPU at all, whose slots the
- * later sums and shared adds then ran past.
+ * On first use rather than in a constructor: a constructor of the program
+ * may run before the library's (init_order.h), and a semaphore set up in
+ * one of those got chunks sized for no CPU at all, whose slots the later
+ * sums and shared adds then ran past.
  */
 static void percpu_count_setup(void)
 {

@@ -27,6 +27,7 @@
 #include <quiesce/rculist.h>
 
 #include "common/diag.h"
+#include "common/init_order.h"
 #include "common/thread_exit.h"
 #include "rcu/cb_worker.h"
 #include "rcu/stats_at_exit.h"
@@ -254,7 +255,7 @@ static void cb_child_after_fork(void)
 	quiesce_cb_domains_child_after_fork();
 }
 
-__attribute__((constructor)) static void call_rcu_init(void)
+QUIESCE_CONSTRUCTOR(STATS_AND_CALL_RCU) static void call_rcu_init(void)
 {
 	pthread_atfork(cb_prepare_fork, cb_parent_after_fork, cb_child_after_fork);
 	quiesce_stats_at_exit_init();

@@ -35,6 +35,7 @@
 
 #include "common/cancel.h"
 #include "common/diag.h"
+#include "common/init_order.h"
 #include "rcu/cb_domain.h"
 #include "rcu/gp_engine.h"
 #include "rcu/qsbr.h"
@@ -209,7 +210,7 @@ static void workers_child_after_fork(void)
 	pthread_mutex_unlock(&workers_lock);
 }
 
-__attribute__((constructor)) static void cb_worker_init(void)
+QUIESCE_CONSTRUCTOR(CB_WORKER) static void cb_worker_init(void)
 {
 	pthread_atfork(workers_prepare_fork, workers_parent_after_fork, workers_child_after_fork);
 }

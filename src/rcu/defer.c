@@ -66,7 +66,7 @@
  * partial are not run, as liburcu's queues; the flusher is not stopped.
  *
  * fork(): the atfork handlers are registered at first use, after those of
- * call_rcu.c, so that ours run first in the parent (before call_rcu's take
+ * call_rcu.c (init_order.h), so that ours run first in the parent (before call_rcu's take
  * the domains' locks that a flusher in call_rcu() under registry_lock may
  * need) and last in the child.  The child keeps the forking thread on the
  * list with empty slots (its blocks are freed unrun: they run in the

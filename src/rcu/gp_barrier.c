@@ -1,7 +1,7 @@
 /*
  * gp_barrier.c - choosing the heavy barrier, and timing the kernel's.
  *
- * The chain, tried once at start-up in this order:
+ * The chain, tried once, at start-up or on first use, in this order:
  *  - membarrier(): GLOBAL returns after every running thread of every
  *    process has passed a full barrier; the kernel gets that from its own
  *    grace period, so it sends no interrupt.  PRIVATE_EXPEDITED interrupts
@@ -27,6 +27,7 @@
 #include "rcu/gp_barrier.h"
 
 #include <linux/membarrier.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@
 #include "common/diag.h"
 #include "rcu/stall.h"
 
+static pthread_once_t backend_chosen = PTHREAD_ONCE_INIT;
 static enum quiesce_rcu_backend backend;
 static int normal_cmd;		/* membarrier command for normal grace periods */
 static bool rseq_barrier_ready;	/* PRIVATE_EXPEDITED_RSEQ registered */
@@ -93,7 +95,7 @@ static bool backend_init(enum quiesce_rcu_backend b, const char **why_not)
 	return false;
 }
 
-void quiesce_gp_barrier_init(void)
+static void choose_backend(void)
 {
 	const char *forced = getenv("QUIESCE_RCU_BACKEND");
 	const char *why_not = NULL;
@@ -122,6 +124,18 @@ void quiesce_gp_barrier_init(void)
 	}
 }
 
+/*
+ * From gp_engine.c's constructor and on every use: a constructor of the
+ * program may run before the library's (init_order.h) and already run
+ * grace periods (before the backend was chosen, a grace period took the
+ * unset command for a failed membarrier() and aborted) or set up per-CPU
+ * semaphores (which ask quiesce_rseq_barrier_ready()).
+ */
+void quiesce_gp_barrier_init(void)
+{
+	pthread_once(&backend_chosen, choose_backend);
+}
+
 /* Reports a kernel barrier call that returned after more than the timeout. */
 static void report_if_slow(uint64_t start, const char *call, const char *why)
 {
@@ -144,9 +158,12 @@ static void report_if_slow(uint64_t start, const char *call, const char *why)
 
 void quiesce_gp_barrier(bool expedited)
 {
-	uint64_t start = quiesce_now_ns();
-	int cmd = expedited ? MEMBARRIER_CMD_PRIVATE_EXPEDITED : normal_cmd;
+	uint64_t start;
+	int cmd;
 
+	quiesce_gp_barrier_init();
+	start = quiesce_now_ns();
+	cmd = expedited ? MEMBARRIER_CMD_PRIVATE_EXPEDITED : normal_cmd;
 	switch (backend) {
 	case QUIESCE_RCU_BACKEND_SIGNAL:
 		quiesce_gp_barrier_signal();
@@ -171,6 +188,7 @@ void quiesce_gp_barrier(bool expedited)
 
 bool quiesce_rseq_barrier_ready(void)
 {
+	quiesce_gp_barrier_init();
 	return rseq_barrier_ready;
 }
 
@@ -188,10 +206,11 @@ uint64_t quiesce_rseq_barrier_count(void)
 
 enum quiesce_rcu_backend quiesce_rcu_backend(void)
 {
+	quiesce_gp_barrier_init();
 	return backend;
 }
 
 const char *quiesce_rcu_backend_name(void)
 {
-	return backend_names[backend];
+	return backend_names[quiesce_rcu_backend()];
 }

@@ -16,8 +16,9 @@
 #include <quiesce/rcu.h>
 
 /*
- * Chooses the backend once, the first that works of membarrier, mprotect
- * and signal; QUIESCE_RCU_BACKEND forces one.
+ * Chooses the backend, the first that works of membarrier, mprotect and
+ * signal (QUIESCE_RCU_BACKEND forces one), on the first of these calls;
+ * every call here makes it first.
  */
 void quiesce_gp_barrier_init(void);
 

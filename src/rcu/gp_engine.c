@@ -98,6 +98,7 @@
 #include <string.h>
 
 #include "common/diag.h"
+#include "common/init_order.h"
 #include "common/futex.h"
 #include "rcu/gp_barrier.h"
 #include "rcu/gp_seq.h"
@@ -111,7 +112,9 @@ void (*quiesce_test_gp_hook)(struct quiesce_gp_domain *d, int where);
 #define GP_ENDED_SLEEPERS 1
 #define GP_ENDED_STEP 2
 
+/* rcu_normal and rcu_expedited: from the environment, set up on first use (set_up_engine()). */
 static bool knob_normal, knob_expedited;
+static pthread_once_t engine_set_up = PTHREAD_ONCE_INIT;
 
 /* The domains that ever ran a grace period (see fork() at the top). */
 static pthread_mutex_t domains_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -164,8 +167,29 @@ void quiesce_gp_domain_init(struct quiesce_gp_domain *d, const struct quiesce_gp
 	d->writer_sleeping = writer_sleeping;
 }
 
+/*
+ * The knobs from the environment and the heavy barrier's backend, from the
+ * constructor below or on first use, whichever comes first: a constructor
+ * of the program may run before the library's (init_order.h) and already
+ * run grace periods or set a knob (that the environment must not then
+ * overwrite).  First use is a domain's listing, which precedes its first
+ * grace period, or a knob's setter or reader.
+ */
+static void read_environment(void)
+{
+	knob_normal = quiesce_env_flag("QUIESCE_RCU_NORMAL");
+	knob_expedited = quiesce_env_flag("QUIESCE_RCU_EXPEDITED");
+	quiesce_gp_barrier_init();
+}
+
+static void set_up_engine(void)
+{
+	pthread_once(&engine_set_up, read_environment);
+}
+
 static void list_domain(struct quiesce_gp_domain *d)
 {
+	set_up_engine();
 	pthread_mutex_lock(&domains_lock);
 	if (!d->listed) {
 		d->next_listed = domains;
@@ -397,14 +421,18 @@ static void run_one_grace_period(struct quiesce_gp_domain *d, unsigned long from
 
 /*
  * For a caller that may own grace periods, before its first
- * compare-exchange: lists the domain (see fork() at the top), and says
- * whether they are expedited; rcu_normal holds for the library's own
- * expedited requests too.
+ * compare-exchange, and before it reads a knob: lists the domain (see
+ * fork() at the top), which sets the engine up on first use.
  */
-static bool owner_expedites(struct quiesce_gp_domain *d, bool expedited)
+static void before_owning(struct quiesce_gp_domain *d)
 {
 	if (!QUIESCE_LOAD(&d->listed))
 		list_domain(d);
+}
+
+/* Whether an owner's grace periods are expedited: rcu_normal holds for the library's own requests too. */
+static bool owner_expedites(bool expedited)
+{
 	return expedited && !QUIESCE_LOAD(&knob_normal);
 }
 
@@ -456,7 +484,8 @@ static void wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool exped
 {
 	bool noted = d->ops->wait_begins && d->ops->wait_begins(d);
 
-	expedited = owner_expedites(d, expedited);
+	before_owning(d);
+	expedited = owner_expedites(expedited);
 	for (;;) {
 		int ended = __atomic_load_n(&d->gp_ended, __ATOMIC_SEQ_CST);
 		unsigned long seq = quiesce_gp_seq_current(d);
@@ -523,9 +552,9 @@ void quiesce_gp_synchronize(struct quiesce_gp_domain *d, bool expedited)
 	bool owner_expedited;
 	unsigned long seq;
 
+	before_owning(d);
 	expedited = expedited || QUIESCE_LOAD(&knob_expedited);
-	/* Listed before the compare-exchange that may own a grace period (fork() at the top). */
-	owner_expedited = owner_expedites(d, expedited);
+	owner_expedited = owner_expedites(expedited);
 	seq = QUIESCE_LOAD(&d->gp_seq);
 	/*
 	 * No grace period running: the caller takes the next one, with no
@@ -565,16 +594,19 @@ void quiesce_gp_forbid_inside_reader(struct quiesce_gp_domain *d, const char *ca
 
 void quiesce_rcu_set_normal(bool on)
 {
+	set_up_engine();
 	QUIESCE_STORE(&knob_normal, on);
 }
 
 bool quiesce_gp_normal_only(void)
 {
+	set_up_engine();
 	return QUIESCE_LOAD(&knob_normal);
 }
 
 void quiesce_rcu_set_expedited(bool on)
 {
+	set_up_engine();
 	QUIESCE_STORE(&knob_expedited, on);
 }
 
@@ -605,20 +637,19 @@ static void gp_child_after_fork(void)
 	pthread_mutex_unlock(&domains_lock);
 }
 
-__attribute__((constructor)) static void gp_engine_init(void)
+/* Early too, so that no grace period of a dynamically linked program pays for the set-up. */
+QUIESCE_CONSTRUCTOR(GP_ENGINE) static void gp_engine_init(void)
 {
-	knob_normal = quiesce_env_flag("QUIESCE_RCU_NORMAL");
-	knob_expedited = quiesce_env_flag("QUIESCE_RCU_EXPEDITED");
-	quiesce_gp_barrier_init();
+	set_up_engine();
 }
 
 /*
- * Registered before the library's other fork handlers (a constructor of
- * the first priority), so that this prepare handler runs after theirs:
+ * Registered before the library's other fork handlers (init_order.h), so
+ * that this prepare handler runs after theirs:
  * the list's lock is the last the forking thread takes, and whoever holds
  * it waits for nothing.
  */
-__attribute__((constructor(101))) static void gp_engine_fork_handlers(void)
+QUIESCE_CONSTRUCTOR(GP_ENGINE_FORK) static void gp_engine_fork_handlers(void)
 {
 	pthread_atfork(gp_prepare_fork, gp_parent_after_fork, gp_child_after_fork);
 }

@@ -24,6 +24,7 @@
 #include <signal.h>
 
 #include "common/diag.h"
+#include "common/init_order.h"
 #include "common/thread_exit.h"
 
 __thread struct quiesce_qsbr_reader quiesce_qsbr_reader_self
@@ -155,7 +156,7 @@ static void registry_child_after_fork(void)
 	pthread_mutex_unlock(&quiesce_qsbr_registry_lock);
 }
 
-__attribute__((constructor)) static void qsbr_registry_init(void)
+QUIESCE_CONSTRUCTOR(QSBR_REGISTRY) static void qsbr_registry_init(void)
 {
 	pthread_atfork(registry_prepare_fork, registry_parent_after_fork,
 		       registry_child_after_fork);

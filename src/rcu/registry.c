@@ -49,6 +49,7 @@
 #include <stdio.h>
 
 #include "common/diag.h"
+#include "common/init_order.h"
 #include "common/thread_exit.h"
 #include "rcu/srcu.h"
 
@@ -301,7 +302,7 @@ static void registry_child_after_fork(void)
 	pthread_mutex_unlock(&quiesce_registry_lock);
 }
 
-__attribute__((constructor)) static void registry_init(void)
+QUIESCE_CONSTRUCTOR(REGISTRY) static void registry_init(void)
 {
 	pthread_atfork(registry_prepare_fork, registry_parent_after_fork,
 		       registry_child_after_fork);

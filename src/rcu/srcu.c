@@ -136,6 +136,7 @@
 #include <string.h>
 
 #include "common/diag.h"
+#include "common/init_order.h"
 #include "rcu/cb_domain.h"
 #include "rcu/gp_barrier.h"
 #include "rcu/gp_engine.h"
@@ -722,7 +723,7 @@ static void setup_after_fork(void)
 	pthread_mutex_unlock(&setup_lock);
 }
 
-__attribute__((constructor)) static void srcu_init(void)
+QUIESCE_CONSTRUCTOR(SRCU) static void srcu_init(void)
 {
 	pthread_atfork(setup_prepare_fork, setup_after_fork, setup_after_fork);
 }

@@ -13,6 +13,7 @@
 
 #include "common/cancel.h"
 #include "common/diag.h"
+#include "common/init_order.h"
 
 #define DEFAULT_STALL_TIMEOUT_MS 21000u
 /*
@@ -141,7 +142,7 @@ uint64_t quiesce_stall_warnings(void)
 	return __atomic_load_n(&stall_count, __ATOMIC_RELAXED);
 }
 
-__attribute__((constructor)) static void stall_init(void)
+QUIESCE_CONSTRUCTOR(STALL) static void stall_init(void)
 {
 	uint64_t ms;
 
