@@ -347,7 +347,7 @@ static void iteration_by_position(void)
 		dups++;
 		take_off(t, obj_of(n), &hash, &seq);
 		rcu_read_lock();
-		n = rcuhash_lookup_match_seq(t, hash, match_key, &k10, seq);
+		n = rcuhash_lookup_match_seq(t, hash, match_key, &k10, seq, NULL);
 		rcu_read_unlock();
 	}
 	CHECK(dups == DUPS, "lookup_match_seq() found %u of the %u nodes of key 10", dups, DUPS);
@@ -364,7 +364,7 @@ static void iteration_by_position(void)
 		if (++steps % 50 == 0)
 			rcuhash_resize(t, 1 + (steps * 37) % (4 * N));
 		rcu_read_lock();
-		n = rcuhash_next_seq(t, hash, seq);
+		n = rcuhash_next_seq(t, hash, seq, NULL);
 		rcu_read_unlock();
 	}
 	for (unsigned k = 0; k < N; k++)
@@ -382,7 +382,7 @@ static void next_seq_without_seq(void *arg)
 	p.flags &= ~QUIESCE_RCUHASH_SEQ;
 	t = rcuhash_new(&p);
 	rcu_read_lock();
-	rcuhash_next_seq(t, 0, 0);
+	rcuhash_next_seq(t, 0, 0, NULL);
 }
 
 static struct rcuhash *ht;

@@ -361,15 +361,26 @@ quiesce_rcuhash_next(struct quiesce_rcuhash *ht, const struct quiesce_rcuhash_no
  * the node last returned, read while it was valid.  For a caller that may
  * free or reuse that node, or leave its section, before the next call
  * (liburcu's iterators let a table's last holder free the node it stands
- * on): these read nothing of it, and walk from the head of the chain
- * rather than on from the node.  What they return is as above.
+ * on): these read nothing of it.  resume NULL: they walk from the head of
+ * the chain.  Otherwise it is resume_point() of that node, taken in the
+ * section that returned it, and the caller has stayed in that section
+ * since: they walk on from there (the short way; the node itself may have
+ * been freed).  What they return is as above.
  */
 QUIESCE_API struct quiesce_rcuhash_node *
 quiesce_rcuhash_lookup_match_seq(struct quiesce_rcuhash *ht, uint64_t hash,
 				 quiesce_rcuhash_match_fn match, const void *arg,
-				 uint64_t after_seq);
+				 uint64_t after_seq, const void *resume);
 QUIESCE_API struct quiesce_rcuhash_node *
-quiesce_rcuhash_next_seq(struct quiesce_rcuhash *ht, uint64_t after_hash, uint64_t after_seq);
+quiesce_rcuhash_next_seq(struct quiesce_rcuhash *ht, uint64_t after_hash, uint64_t after_seq,
+			 const void *resume);
+/*
+ * Where the _seq() forms may go on after the node after, just returned
+ * (an opaque link of the table's, or NULL: from the head), read now, in
+ * a read-side section, while after is valid.
+ */
+QUIESCE_API const void *quiesce_rcuhash_resume_point(struct quiesce_rcuhash *ht,
+						     const struct quiesce_rcuhash_node *after);
 
 /* The hash the table uses for key_len-byte keys, for callers that want it. */
 QUIESCE_API uint64_t quiesce_rcuhash_hash_bytes(const void *key, size_t len);
@@ -401,6 +412,7 @@ QUIESCE_API uint64_t quiesce_rcuhash_hash_bytes(const void *key, size_t len);
 #define rcuhash_next quiesce_rcuhash_next
 #define rcuhash_lookup_match_seq quiesce_rcuhash_lookup_match_seq
 #define rcuhash_next_seq quiesce_rcuhash_next_seq
+#define rcuhash_resume_point quiesce_rcuhash_resume_point
 #define rcuhash_rcu_qsbr quiesce_rcuhash_rcu_qsbr
 #define rcuhash_rcu_mb quiesce_rcuhash_rcu_mb
 #endif

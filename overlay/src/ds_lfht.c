@@ -305,14 +305,18 @@ void cds_lfht_count_nodes(struct cds_lfht *ht, long *split_count_before, unsigne
 }
 
 /*
- * The iterator's position.  A call inside the caller's section goes on
- * from the node, whose section keeps it readable (the short way, a node a
- * step: quiesce/rcuhash.h).  A call outside one (a table's last holder,
- * which may have freed the node since: BIND 9's teardowns free each node
- * in the loop that walks them) goes on from the hash and number kept here
- * when the node was returned, reading nothing of it.
+ * The iterator's position: the node, its hash and number, and (for a call
+ * made inside the caller's section) where the walk that returned it goes
+ * on, read when it was returned.  A step reads nothing of the node, which
+ * the table's last holder may have freed since, inside a section or not
+ * (BIND 9's teardowns free each node in the loop that walks them, as
+ * liburcu's iterator, which keeps the next node, allows).  A step inside
+ * the section goes on from the link kept (the short way, a node a step:
+ * quiesce/rcuhash.h); one outside a section, whose link may be gone with
+ * the section that read it, walks from the head of the chain.
  */
-static void set_position(struct cds_lfht_iter *iter, struct quiesce_rcuhash_node *n)
+static void set_position(struct cds_lfht *ht, struct cds_lfht_iter *iter,
+			 struct quiesce_rcuhash_node *n, enum lfht_entry entered)
 {
 	struct cds_lfht_node *node = lfht_node(n);
 
@@ -320,6 +324,8 @@ static void set_position(struct cds_lfht_iter *iter, struct quiesce_rcuhash_node
 	if (node) {
 		iter->hash = node->hash;
 		iter->seq = QUIESCE_LOAD(&node->seq);
+		iter->resume = entered == LFHT_INSIDE ? quiesce_rcuhash_resume_point(ht->q, n)
+						      : NULL;
 	}
 }
 
@@ -329,7 +335,8 @@ void cds_lfht_lookup(struct cds_lfht *ht, unsigned long hash, cds_lfht_match_fct
 	struct lfht_match m = { match, key };
 	enum lfht_entry entered = reader_enter(ht);
 
-	set_position(iter, quiesce_rcuhash_lookup_match(ht->q, hash, match_tramp, &m, NULL));
+	set_position(ht, iter, quiesce_rcuhash_lookup_match(ht->q, hash, match_tramp, &m, NULL),
+		     entered);
 	reader_exit(ht, entered);
 }
 
@@ -343,11 +350,9 @@ void cds_lfht_next_duplicate(struct cds_lfht *ht, cds_lfht_match_fct match, cons
 	if (!iter->node)
 		return;
 	entered = reader_enter(ht);
-	if (QUIESCE_LIKELY(entered == LFHT_INSIDE))
-		n = quiesce_rcuhash_lookup_match(ht->q, iter->hash, match_tramp, &m, &iter->node->node);
-	else
-		n = quiesce_rcuhash_lookup_match_seq(ht->q, iter->hash, match_tramp, &m, iter->seq);
-	set_position(iter, n);
+	n = quiesce_rcuhash_lookup_match_seq(ht->q, iter->hash, match_tramp, &m, iter->seq,
+					     entered == LFHT_INSIDE ? iter->resume : NULL);
+	set_position(ht, iter, n, entered);
 	reader_exit(ht, entered);
 }
 
@@ -355,7 +360,7 @@ void cds_lfht_first(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 {
 	enum lfht_entry entered = reader_enter(ht);
 
-	set_position(iter, quiesce_rcuhash_next(ht->q, NULL));
+	set_position(ht, iter, quiesce_rcuhash_next(ht->q, NULL), entered);
 	reader_exit(ht, entered);
 }
 
@@ -367,11 +372,9 @@ void cds_lfht_next(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 	if (!iter->node)
 		return;
 	entered = reader_enter(ht);
-	if (QUIESCE_LIKELY(entered == LFHT_INSIDE))
-		n = quiesce_rcuhash_next(ht->q, &iter->node->node);
-	else
-		n = quiesce_rcuhash_next_seq(ht->q, iter->hash, iter->seq);
-	set_position(iter, n);
+	n = quiesce_rcuhash_next_seq(ht->q, iter->hash, iter->seq,
+				     entered == LFHT_INSIDE ? iter->resume : NULL);
+	set_position(ht, iter, n, entered);
 	reader_exit(ht, entered);
 }
 

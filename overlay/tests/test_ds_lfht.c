@@ -11,7 +11,8 @@
  * and count_nodes agree; destroy refuses while the table holds nodes; an
  * explicit resize loses nothing; 0.15's allocator takes and gets back
  * every block of the table's memory; a table walked and emptied outside
- * a read-side section, and (qsbr) by a thread that never registered.
+ * a read-side section, and (qsbr) by a thread that never registered, and
+ * inside one (qsbr: online), each node freed inside the walk.
  *
  * Stress: keys below STABLE are in the table throughout, their nodes
  * replaced by add_replace and replace all the time; the other keys come
@@ -183,6 +184,51 @@ static void teardown_outside_reader(void)
 	CHECK(!rcu_read_ongoing(), "the calls left no read-side section behind");
 	CHECK(cds_lfht_destroy(ht, NULL) == 0, "destroy");
 	rcu_barrier();
+}
+
+/*
+ * The same teardown inside a read-side section (qsbr: online, a reader
+ * between quiescent states, as a registered thread is unless it goes
+ * offline): the last holder still frees each node at once inside the
+ * loop, which liburcu's iterator tolerates there too (cds_lfht_next()
+ * reads only the next node it kept).  Poisoned as above.
+ */
+static void teardown_inside_reader(void)
+{
+	struct cds_lfht *ht = cds_lfht_new(16, 16, 0, CDS_LFHT_AUTO_RESIZE, NULL);
+	struct cds_lfht_iter iter;
+	struct item *it;
+	unsigned long key, seen = 0, count;
+	long before, after;
+
+	for (key = 0; key < 1000; key++)
+		cds_lfht_add(ht, hash_key(key), &new_item(key)->node);
+	key = 7;
+	for (int i = 0; i < 3; i++)
+		cds_lfht_add(ht, hash_key(key), &new_item(key)->node);
+	rcu_read_lock();
+	CHECK(rcu_read_ongoing(), "inside a read-side section");
+	cds_lfht_for_each_entry_duplicate(ht, hash_key(key), match, &key, &iter, it, node) {
+		CHECK(cds_lfht_del(ht, &it->node) == 0, "each duplicate found once");
+		check_poison(it, sizeof(*it));
+		free(it);
+		seen++;
+	}
+	CHECK(seen == 4, "inside a section, the duplicates' walk found %lu of the 4", seen);
+	seen = 1;	/* key 7's place among the 1000 */
+	cds_lfht_for_each_entry(ht, &iter, it, node) {
+		CHECK(cds_lfht_del(ht, &it->node) == 0, "each node found once");
+		check_poison(it, sizeof(*it));
+		free(it);
+		seen++;
+	}
+	cds_lfht_count_nodes(ht, &before, &count, &after);
+	rcu_read_unlock();
+	CHECK(seen == 1000 && count == 0,
+	      "inside a section, the walk emptied the table (%lu seen, %lu left)", seen, count);
+	MAIN_OFFLINE();		/* qsbr: destroy() waits for a barrier */
+	CHECK(cds_lfht_destroy(ht, NULL) == 0, "destroy");
+	MAIN_ONLINE();
 }
 
 #ifdef TEST_LFHT_QSBR
@@ -569,6 +615,7 @@ int main(void)
 	teardown_unregistered();
 #endif
 	MAIN_ONLINE();
+	teardown_inside_reader();
 	resizes_and_iteration();
 	unique_race();
 	stress(NULL);

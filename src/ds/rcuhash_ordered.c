@@ -73,7 +73,9 @@
  * head of the chain: a step of an iteration then costs a node instead of
  * half a chain.  after was met by a walk of its chain and the caller has
  * stayed in its section since, so the walk on from it continues that one
- * (a walk may pause anywhere): it meets every node above after present
+ * (a walk may pause anywhere, after its load of after's next too: the
+ * _seq() forms go on from that link, resume_point(), taken while after
+ * was valid, for a caller that may free after meanwhile): it meets every node above after present
  * throughout before any node above that one, or is carried off.  So what
  * a clean end in the current array's chain means is unchanged, and the
  * walk goes on to the future array as always; any other end (after having
@@ -138,14 +140,17 @@ static inline uint64_t tie_of(const struct quiesce_rcuhash *ht, const struct qui
 	return (uintptr_t)n;
 }
 
-/* Where the short way starts (see the top): after, or NULL for the head. */
+/*
+ * Where the short way goes on (see the top): after's next (a node or an
+ * end marker), or NULL for the head of the chain.
+ */
 static inline const struct quiesce_rcuhash_node *short_way(const struct quiesce_rcuhash *ht,
 							   const struct quiesce_rcuhash_node *after)
 {
 	if (!after || !rcuhash_sorted(ht) || !(ht->p.flags & QUIESCE_RCUHASH_SEQ) ||
 	    (seq_of(ht, after) & QUIESCE_RCUHASH_SEQ_REMOVED))
 		return NULL;
-	return after;
+	return quiesce_rcu_dereference(after->next);
 }
 
 static inline bool key_above(uint64_t r, uint64_t tie, uint64_t pr, uint64_t ptie)
@@ -214,8 +219,8 @@ enum scan_visit { SCAN_NEXT, SCAN_MATCH, SCAN_FIRST_MATCH };
 
 /*
  * lookup()'s walk over hash's chains, every node met passed to a visit.
- * from: where the short way starts (short_way()), or NULL: the walk of
- * the current array starts after it rather than at the head.  Each kind
+ * from: where the short way goes on (short_way()), or NULL: the walk of
+ * the current array starts there rather than at the head.  Each kind
  * of visit gets its own copy of the walk (visit is a constant).
  */
 static inline __attribute__((always_inline)) void
@@ -229,7 +234,7 @@ scan(struct scan *s, enum scan_visit visit, const struct quiesce_rcuhash_node *f
 
 		if (next)
 			narrow(s, t->mask);
-		p = from ? quiesce_rcu_dereference(from->next) : quiesce_rcu_dereference(*bucket);
+		p = from ? (struct quiesce_rcuhash_node *)from : quiesce_rcu_dereference(*bucket);
 		from = NULL;
 		for (;;) {
 			for (; rcuhash_is_node(p); p = quiesce_rcu_dereference(p->next))
@@ -311,12 +316,13 @@ static uint64_t tie_of_seq(const struct quiesce_rcuhash *ht, uint64_t after_seq,
 struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match_seq(struct quiesce_rcuhash *ht,
 							      uint64_t hash,
 							      quiesce_rcuhash_match_fn match,
-							      const void *arg, uint64_t after_seq)
+							      const void *arg, uint64_t after_seq,
+							      const void *resume)
 {
 	uint64_t pos_tie = tie_of_seq(ht, after_seq, "rcuhash_lookup_match_seq");
 
 	rcuhash_check_reader(ht, "rcuhash_lookup_match_seq()");
-	return match_from(ht, hash, match, arg, pos_tie, NULL);
+	return match_from(ht, hash, match, arg, pos_tie, resume);
 }
 
 /*
@@ -367,10 +373,23 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_next(struct quiesce_rcuhash *ht,
 }
 
 struct quiesce_rcuhash_node *quiesce_rcuhash_next_seq(struct quiesce_rcuhash *ht,
-						      uint64_t after_hash, uint64_t after_seq)
+						      uint64_t after_hash, uint64_t after_seq,
+						      const void *resume)
 {
 	uint64_t pos_tie = tie_of_seq(ht, after_seq, "rcuhash_next_seq");
 
 	rcuhash_check_reader(ht, "rcuhash_next_seq()");
-	return next_from(ht, after_hash, pos_tie, NULL);
+	return next_from(ht, after_hash, pos_tie, resume);
+}
+
+/*
+ * A walk that met `after` may pause after loading its next and go on
+ * later from that link as from `after` (see the top), so long as the
+ * reader stays in its section: the short way without `after`.
+ */
+const void *quiesce_rcuhash_resume_point(struct quiesce_rcuhash *ht,
+					 const struct quiesce_rcuhash_node *after)
+{
+	rcuhash_check_reader(ht, "rcuhash_resume_point()");
+	return short_way(ht, after);
 }

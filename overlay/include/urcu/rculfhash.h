@@ -52,8 +52,8 @@
  * (updaters move buckets), so its pthread_attr_t is only handed back.
  *
  * Differences (docs/LIBURCU.md lists them): struct cds_lfht_node is three
- * words (liburcu: two); struct cds_lfht_iter holds the node and its position (liburcu:
- * the node and the next); max_nr_buckets is
+ * words (liburcu: two); struct cds_lfht_iter holds the node, its position and the link
+ * after it (liburcu: the node and the next); max_nr_buckets is
  * not enforced; the memory-management back ends (cds_lfht_mm_*) are names
  * only and _cds_lfht_new() ignores its mm argument; CDS_LFHT_ACCOUNTING is
  * always on (count_nodes' split counts are quiesce's element count).
@@ -86,15 +86,17 @@ struct cds_lfht_node {
 } __attribute__((__aligned__(8)));
 
 /*
- * A position: the node returned last (NULL: none, or the end), and its
- * hash and number, read when it was returned: a call made outside a
- * read-side section goes on from those and reads nothing of the node,
- * which the table's last holder may have freed (liburcu's iterators keep
- * the next node, not this one).
+ * A position: the node returned last (NULL: none, or the end), its hash
+ * and number, and, when it was returned inside a read-side section, where
+ * the walk goes on (the table's link after it), read when it was
+ * returned: the next call goes on from those and reads nothing of the
+ * node, which the table's last holder may have freed (liburcu's iterators
+ * keep the next node, not this one).
  */
 struct cds_lfht_iter {
 	struct cds_lfht_node *node;
 	uint64_t hash, seq;
+	const void *resume;
 };
 
 typedef int (*cds_lfht_match_fct)(struct cds_lfht_node *node, const void *key);
