@@ -9,7 +9,10 @@
  *    callback thread whose exit hands its partial defer_rcu() block to
  *    call_rcu(), and a fork() prepared while the shutdown joins that
  *    thread (its exit waits for defer's registry lock, which the fork
- *    holds) neither deadlock the shutdown nor lose what they asked for.
+ *    holds) neither deadlock the shutdown nor lose what they asked for;
+ *  - quiesce_call_rcu_thread() asked inside a read-side section while the
+ *    stop goes on answers without waiting for the stop, which waits for
+ *    a grace period that the asker holds up.
  *
  * The shutdown is held after its barrier by holding the start_lock it takes
  * next.  A hang is the bug each test catches: it is reported after the
@@ -24,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <quiesce/call_rcu_worker.h>
 #include <quiesce/defer.h>
 #include <quiesce/rcu.h>
 
@@ -190,6 +194,54 @@ static void test_poll_as_shutdown_stops(void)
 }
 
 /*
+ * quiesce_call_rcu_thread() from inside a read-side section that holds up
+ * the grace period the stopping thread waits for: the thread asked for is
+ * the one stopping (liburcu's answer, from anywhere, at once), not the
+ * next, which starts only once the stop, and so the reader, has ended.
+ */
+static atomic_bool asker_inside, asker_may_ask;
+static pthread_t asked_thread;
+
+static void *ask_inside_section(void *unused)
+{
+	rcu_read_lock();
+	atomic_store(&asker_inside, true);
+	while (!atomic_load(&asker_may_ask))
+		check_sleep_us(100);
+	asked_thread = quiesce_call_rcu_thread(QUIESCE_CB_RCU);
+	rcu_read_unlock();
+	return NULL;
+}
+
+static bool asker_is_inside(void)
+{
+	return atomic_load(&asker_inside);
+}
+
+static void test_thread_asked_inside_section_as_shutdown_stops(void)
+{
+	pthread_t asker, stopping;
+
+	start_callback_thread();
+	stopping = quiesce_call_rcu_thread(QUIESCE_CB_RCU);
+	atomic_store(&asker_inside, false);
+	atomic_store(&asker_may_ask, false);
+	pthread_create(&asker, NULL, ask_inside_section, NULL);
+	wait_for(asker_is_inside, "the asker's read-side section");
+	start_held_shutdown();
+	/* Held up by the asker's section. */
+	start_poll_synchronize_rcu();
+	wait_for(grace_period_running, "the callback thread's polled grace period");
+	pthread_mutex_unlock(&cb->start_lock);
+	wait_for(stop_begun, "the shutdown asking the callback thread to stop");
+	atomic_store(&asker_may_ask, true);
+	join_or_hang(asker, "quiesce_call_rcu_thread() inside a section as the shutdown stops");
+	join_or_hang(stopper, "quiesce_call_rcu_shutdown() while a reader asks for the thread");
+	CHECK(pthread_equal(asked_thread, stopping),
+	      "asked as the shutdown stopped it: the thread that was running");
+}
+
+/*
  * A callback that runs as the stop begins, and then queues another or
  * asks for a grace period (start_poll).
  */
@@ -344,6 +396,7 @@ int main(void)
 	test_poll_as_shutdown_stops();
 	test_callback_queues_as_shutdown_stops();
 	test_callback_polls_as_shutdown_stops();
+	test_thread_asked_inside_section_as_shutdown_stops();
 	test_worker_exit_defers();
 	test_fork_as_shutdown_joins();
 	printf("call_rcu shutdown: all checks passed\n");

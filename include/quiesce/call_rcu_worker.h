@@ -82,8 +82,10 @@ QUIESCE_API pthread_t quiesce_call_rcu_worker_thread(struct quiesce_call_rcu_wor
 /*
  * The thread that runs the flavor's own call_rcu() callbacks (no worker's),
  * started if it is not running.  Callable from anywhere, a read-side
- * section or a callback included; dies with a message for an unknown
- * flavor, or once exit() has stopped that thread.
+ * section or a callback included (asked there while
+ * quiesce_call_rcu_shutdown() stops it, it names the thread stopping,
+ * without waiting); dies with a message for an unknown flavor, or once
+ * exit() has stopped that thread.
  */
 QUIESCE_API pthread_t quiesce_call_rcu_thread(enum quiesce_cb_flavor flavor);
 /* Runs w's callbacks, stops its thread and frees it; NULL does nothing. */

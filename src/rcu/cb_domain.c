@@ -553,6 +553,12 @@ void quiesce_cb_wake_worker(struct quiesce_cb_domain *cbd)
 	pthread_mutex_unlock(&cbd->start_lock);
 }
 
+/* Whether the caller holds the domain's grace periods: it must not wait for one. */
+static bool caller_holds_gp(struct quiesce_cb_domain *cbd)
+{
+	return cbd->gp->ops->caller_holds && cbd->gp->ops->caller_holds(cbd->gp);
+}
+
 pthread_t quiesce_cb_domain_thread(struct quiesce_cb_domain *cbd)
 {
 	pthread_t thread;
@@ -563,7 +569,16 @@ pthread_t quiesce_cb_domain_thread(struct quiesce_cb_domain *cbd)
 		return pthread_self();
 	ensure_listed(cbd);
 	pthread_mutex_lock(&cbd->start_lock);
-	state = state_after_stop(cbd, 0);
+	/*
+	 * A caller that holds the domain's grace periods (a reader; online,
+	 * for QSBR) must not wait for a stop under way: the stopping thread
+	 * may be waiting for a grace period that this caller holds up.  It
+	 * gets the thread being stopped, as if it had asked just before.
+	 */
+	if (quiesce_rcu_read_ongoing() || caller_holds_gp(cbd))
+		state = QUIESCE_LOAD(&cbd->state);
+	else
+		state = state_after_stop(cbd, 0);
 	if (state == QUIESCE_CB_WORKER_GONE)
 		quiesce_die("the %s callback thread was asked for after exit() stopped it",
 			    cbd->gp->ops->kind);
@@ -860,12 +875,6 @@ bool quiesce_cb_domain_pending(struct quiesce_cb_domain *cbd)
 	 */
 	return queued_anywhere(cbd) || (__atomic_load_n(&cbd->held, __ATOMIC_SEQ_CST) &&
 					!QUIESCE_LOAD(&quiesce_test_busted_cb_pending));
-}
-
-/* Whether the caller holds the domain's grace periods: it must not wait for one. */
-static bool caller_holds_gp(struct quiesce_cb_domain *cbd)
-{
-	return cbd->gp->ops->caller_holds && cbd->gp->ops->caller_holds(cbd->gp);
 }
 
 /*
