@@ -297,6 +297,14 @@ static void end_without_start(void *arg)
 	freezer_end(&fz, 1);
 }
 
+/* Work started at one level and ended at another: each level's count would be off by one for good. */
+static void end_at_another_level(void *arg)
+{
+	freezer_init(&fz, LEVELS);
+	freezer_start(&fz, 0);
+	freezer_end(&fz, 1);
+}
+
 /* Levels past the freezer's, within the array (closed gate) or beyond it. */
 static void level_out_of_range(void *arg)
 {
@@ -362,6 +370,8 @@ int main(void)
 	else
 		fprintf(stderr, "rseq readers: the busted control runs in the _rseq_window build\n");
 	check_child_aborts(end_without_start, NULL, "without a matching freezer_start()");
+	check_child_aborts(end_at_another_level, NULL,
+			   "freezer_end(level 1) without a matching freezer_start() of that level");
 	check_child_aborts(level_out_of_range, NULL, "freezer_start(level 3) on a freezer with 3 level(s)");
 	check_child_aborts(trystart_level_out_of_range, NULL, "freezer_trystart(level 7) on a freezer");
 	check_child_aborts(end_level_out_of_range, NULL, "freezer_end(level 4) on a freezer");

@@ -15,14 +15,14 @@
  * Each level is a percpu_rw_semaphore: starting and ending work is its
  * read pair (one per-CPU counter update while nobody freezes, no fence:
  * what seed 003 did to the kernel's sb_end_write()), plus a thread-local
- * count that catches unbalanced calls.  Freezing closes each level's gate:
+ * count per level that catches unbalanced calls.  Freezing closes each level's gate:
  * one expedited membarrier (or grace period) per level
  * (include/quiesce/percpu_rwsem.h).
  *
  * Rules for callers, and what happens otherwise
- * - Work ends on the thread that started it.  freezer_end() with no work
- *   started on the calling thread aborts with a message; so does a level
- *   out of range.
+ * - Work ends on the thread that started it, at the level it started at.
+ *   freezer_end() with no work started at that level on the calling thread
+ *   aborts with a message; so does a level out of range.
  * - freezer_freeze() on a frozen freezer returns -EBUSY; freezer_thaw() on
  *   one that is not frozen returns -EINVAL (as the kernel's); neither
  *   changes anything then.  Both may sleep; freeze and thaw may be called
@@ -61,10 +61,12 @@ struct quiesce_freezer {
 };
 
 /*
- * Work started and not yet ended by this thread, over all freezers;
- * negative only on the way to the abort for an unbalanced freezer_end().
+ * Work started and not yet ended by this thread at each level, over all
+ * freezers; negative only on the way to the abort for an unbalanced
+ * freezer_end().
  */
-QUIESCE_API extern __thread long quiesce_freezer_depth __attribute__((__tls_model__("initial-exec")));
+QUIESCE_API extern __thread long quiesce_freezer_depth[QUIESCE_FREEZER_MAX_LEVELS]
+	__attribute__((__tls_model__("initial-exec")));
 
 /* Returns 0, or -EINVAL when levels is out of range. */
 QUIESCE_API int quiesce_freezer_init(struct quiesce_freezer *f, int levels);
@@ -74,6 +76,8 @@ QUIESCE_API int quiesce_freezer_thaw(struct quiesce_freezer *f);
 QUIESCE_API bool quiesce_freezer_frozen(struct quiesce_freezer *f);
 QUIESCE_API QUIESCE_COLD QUIESCE_NORETURN void quiesce_freezer_misuse(const char *call,
 								     int level, int levels);
+QUIESCE_API QUIESCE_COLD QUIESCE_NORETURN void
+quiesce_freezer_unbalanced_end(struct quiesce_freezer *f, int level);
 /* The slow paths: a level frozen or freezing, or not in use. */
 QUIESCE_API void quiesce_freezer_start_slow(struct quiesce_freezer *f, int level);
 QUIESCE_API bool quiesce_freezer_trystart_slow(struct quiesce_freezer *f, int level);
@@ -97,7 +101,7 @@ static QUIESCE_ALWAYS_INLINE void quiesce_freezer_start(struct quiesce_freezer *
 	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(
 		    quiesce_freezer_level(f, "freezer_start", level), false)))
 		quiesce_freezer_start_slow(f, level);
-	quiesce_freezer_depth++;
+	quiesce_freezer_depth[level]++;
 }
 
 /* Returns false, having started nothing, when the level is frozen. */
@@ -107,7 +111,7 @@ static QUIESCE_ALWAYS_INLINE bool quiesce_freezer_trystart(struct quiesce_freeze
 		    quiesce_freezer_level(f, "freezer_trystart", level), false)) &&
 	    !quiesce_freezer_trystart_slow(f, level))
 		return false;
-	quiesce_freezer_depth++;
+	quiesce_freezer_depth[level]++;
 	return true;
 }
 
@@ -115,8 +119,8 @@ static QUIESCE_ALWAYS_INLINE void quiesce_freezer_end(struct quiesce_freezer *f,
 {
 	struct quiesce_percpu_rwsem *sem = quiesce_freezer_level(f, "freezer_end", level);
 
-	if (QUIESCE_UNLIKELY(--quiesce_freezer_depth < 0))
-		quiesce_freezer_misuse("freezer_end", level, -1);
+	if (QUIESCE_UNLIKELY(--quiesce_freezer_depth[level] < 0))
+		quiesce_freezer_unbalanced_end(f, level);
 	if (QUIESCE_UNLIKELY(!quiesce_percpu_rwsem_fast_add(sem, true)))
 		quiesce_freezer_end_slow(f, level);
 }

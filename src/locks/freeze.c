@@ -14,14 +14,21 @@
 #include "common/diag.h"
 #include "locks/percpu_rwsem_dead.h"
 
-__thread long quiesce_freezer_depth __attribute__((tls_model("initial-exec")));
+__thread long quiesce_freezer_depth[QUIESCE_FREEZER_MAX_LEVELS]
+	__attribute__((tls_model("initial-exec")));
 
 void quiesce_freezer_misuse(const char *call, int level, int levels)
 {
-	if (levels < 0)
-		quiesce_die("%s(level %d) without a matching freezer_start() on this thread",
-			    call, level);
 	quiesce_die("%s(level %d) on a freezer with %d level(s)", call, level, levels);
+}
+
+void quiesce_freezer_unbalanced_end(struct quiesce_freezer *f, int level)
+{
+	/* No work can have started at a level out of range: that is the message. */
+	if (level >= f->levels)
+		quiesce_freezer_misuse("freezer_end", level, f->levels);
+	quiesce_die("freezer_end(level %d) without a matching freezer_start() of that level on "
+		    "this thread", level);
 }
 
 static struct quiesce_percpu_rwsem *level_in_use(struct quiesce_freezer *f, const char *call,
@@ -73,9 +80,18 @@ void quiesce_freezer_destroy(struct quiesce_freezer *f)
 	pthread_mutex_destroy(&f->lock);
 }
 
+/* Whether this thread has work started, at any level of any freezer. */
+static bool work_started(void)
+{
+	for (int i = 0; i < QUIESCE_FREEZER_MAX_LEVELS; i++)
+		if (quiesce_freezer_depth[i])
+			return true;
+	return false;
+}
+
 int quiesce_freezer_freeze(struct quiesce_freezer *f)
 {
-	if (quiesce_freezer_depth)
+	if (work_started())
 		quiesce_die("freezer_freeze() by a thread with work started (freezer_start() "
 			    "without freezer_end(), on this freezer or another): end it first; "
 			    "on this freezer it would wait for itself");
