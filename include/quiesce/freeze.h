@@ -32,6 +32,7 @@
  *   on another freezer counts too.
  * - freezer_destroy() on a frozen freezer, or one with work in flight,
  *   aborts with a message.
+ * - A freezer serves the threads of one process, as its semaphores do.
  */
 #ifndef QUIESCE_FREEZE_H
 #define QUIESCE_FREEZE_H

@@ -33,8 +33,12 @@
  *   release it on another thread or CPU.
  * - Writers exclude readers and each other.  A writer that waits blocks new
  *   readers, so a flood of readers cannot starve it; waiters are served in
- *   arrival order, so a stream of writers cannot starve readers.  Blocked
- *   threads sleep on a futex.
+ *   arrival order (but for a writer that arrives just as another releases,
+ *   which may go first), so a stream of writers cannot starve readers.
+ *   Blocked threads sleep on a futex.
+ * - It serves the threads of one process: its counters are per-CPU
+ *   allocations of the process, its gate closes with grace periods and
+ *   barriers of the process, and its waiters sleep on private futexes.
  * - percpu_down_write() and percpu_up_write() must not be called inside an
  *   RCU read-side critical section (they wait for grace periods); the
  *   write side may be released by another thread than the one that took it.

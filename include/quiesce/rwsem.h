@@ -44,6 +44,9 @@
  *   in.  Free it after joining its users, or after an RCU grace period.
  * - A semaphore must not be copied, and a fork() child may use one only if
  *   no other thread held or waited for it at the time of the fork.
+ * - It serves the threads of one process: its waiters sleep on private
+ *   futexes, so a semaphore in memory shared between processes does not
+ *   wake a waiter of another process.
  *
  * The count word and the correctness argument are described in
  * src/locks/rwsem.c.
