@@ -11,6 +11,7 @@
 #include <quiesce/srcu.h>
 
 #include "check.h"
+#include "rcu/gp_engine.h"
 
 static struct srcu_struct ss, other;
 
@@ -169,6 +170,49 @@ static void unregister_inside_section(void)
 	cleanup_srcu_struct(&ss);
 }
 
+/*
+ * A synchronize_srcu() held by the engine's hook right after its last
+ * grace period ended (its owner still to wake the other callers): the
+ * grace period no longer counts as running, but the call is not over.
+ */
+static atomic_int held_state;	/* 1: the owner is held; 2: let it go */
+static _Thread_local bool hold_here;
+
+static void hold_owner(struct quiesce_gp_domain *d, int where)
+{
+	(void)d;
+	if (where != QUIESCE_GP_HOOK_ENDED_BUMPED || !hold_here)
+		return;
+	atomic_store(&held_state, 1);
+	while (atomic_load(&held_state) != 2)
+		check_sleep_us(1000);	/* the main thread's store of 2 ends the wait */
+}
+
+static void *synchronize_held(void *arg)
+{
+	hold_here = true;
+	synchronize_srcu(&ss);
+	return NULL;
+}
+
+static bool owner_held(void *arg)
+{
+	return atomic_load(&held_state) == 1;
+}
+
+static void cleanup_during_synchronize(void *arg)
+{
+	pthread_t t;
+
+	init_srcu_struct(&ss);
+	quiesce_test_gp_hook = hold_owner;
+	pthread_create(&t, NULL, synchronize_held, NULL);
+	check_wait_until(owner_held, NULL, "the synchronize_srcu() call to be held");
+	cleanup_srcu_struct(&ss);
+	atomic_store(&held_state, 2);
+	pthread_join(t, NULL);
+}
+
 static void use_after_cleanup(void *arg)
 {
 	init_srcu_struct(&ss);
@@ -316,6 +360,9 @@ int main(void)
 	check_child_aborts(sync_inside_section_counted_per_cpu, NULL,
 			   "synchronize_srcu() called inside a read-side critical section of SRCU "
 			   "domain \"second\"");
+	check_child_aborts(cleanup_during_synchronize, NULL,
+			   "cleanup_srcu_struct() on SRCU domain \"ss\" while another thread is inside "
+			   "synchronize_srcu()");
 	check_child_aborts(use_after_cleanup, NULL,
 			   "srcu_read_lock() on SRCU domain \"ss\" after cleanup_srcu_struct()");
 	allowed();

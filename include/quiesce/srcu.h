@@ -15,7 +15,8 @@
  *   DEFINE_STATIC_SRCU(name) define one ready to use (it sets itself up on
  *   first use); otherwise init_srcu_struct() it first.  cleanup_srcu_struct()
  *   frees what it holds; it aborts with a message while a reader is inside,
- *   a callback is pending or a grace period runs.  Any use afterwards
+ *   a callback is pending, a grace period runs or another thread is inside
+ *   synchronize_srcu() or srcu_barrier() on the domain.  Any use afterwards
  *   aborts with a message (until init_srcu_struct() again).
  * - srcu_read_lock() returns the index (0 or 1) to hand to the matching
  *   srcu_read_unlock().  Sections nest, may block for as long as they like,
@@ -96,7 +97,7 @@
  * with glibc 2.35+, an atomic add elsewhere (percpu_count.h), and a record
  * of the section for the check above; about 3.5 times the cost.  Memory:
  * the structure (64 bytes), four per-CPU counters of 8 * (possible CPUs +
- * 1) bytes, and 752 bytes of grace-period and callback state (x86-64,
+ * 1) bytes, and 760 bytes of grace-period and callback state (x86-64,
  * glibc): proportional to CPUs, not threads, so thousands of domains are
  * fine (a thread each only for those that use call_srcu() or start_poll).
  * Each thread has its slots, 160 bytes, whatever the number of domains.

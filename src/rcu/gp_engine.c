@@ -574,6 +574,22 @@ void quiesce_gp_synchronize(struct quiesce_gp_domain *d, bool expedited)
 		d->ops->wait_ends(d);
 }
 
+void quiesce_gp_call_begins(struct quiesce_gp_domain *d)
+{
+	before_owning(d);	/* listed, so that a fork() child's count is reset */
+	__atomic_fetch_add(&d->calls, 1, __ATOMIC_SEQ_CST);
+}
+
+void quiesce_gp_call_ends(struct quiesce_gp_domain *d)
+{
+	__atomic_fetch_sub(&d->calls, 1, __ATOMIC_SEQ_CST);
+}
+
+unsigned long quiesce_gp_calls_under_way(struct quiesce_gp_domain *d)
+{
+	return __atomic_load_n(&d->calls, __ATOMIC_SEQ_CST);
+}
+
 uint64_t quiesce_gp_sync_calls(struct quiesce_gp_domain *d)
 {
 	return __atomic_load_n(&d->sync_calls_owner, __ATOMIC_RELAXED) +
@@ -632,6 +648,7 @@ static void gp_child_after_fork(void)
 			d->gp_seq--;
 		d->gp_ended &= ~GP_ENDED_SLEEPERS;
 		d->gp_ended_waiters = 0;
+		d->calls = 0;
 		*d->writer_sleeping = 0;
 	}
 	pthread_mutex_unlock(&domains_lock);

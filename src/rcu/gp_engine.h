@@ -118,6 +118,7 @@ struct quiesce_gp_domain {
 	uint64_t no_barrier_backoff_ns, no_barrier_retry_ns;
 	/* synchronize calls: that ran a grace period, the others */
 	uint64_t sync_calls_owner, sync_calls_shared;
+	unsigned long calls;		/* the domain's own calls under way (quiesce_gp_call_begins()) */
 };
 
 #define QUIESCE_GP_DOMAIN_INIT(ops_, sleeping_) { .ops = (ops_), .writer_sleeping = (sleeping_) }
@@ -129,6 +130,17 @@ void quiesce_gp_domain_destroy(struct quiesce_gp_domain *d);
 
 /* The default RCU domain (rcu_domain.c). */
 extern struct quiesce_gp_domain quiesce_rcu_domain;
+
+/*
+ * A domain's own count of its calls under way that wait (SRCU's
+ * synchronize and barrier), for its misuse checks: begins before the wait,
+ * ends after the call's last touch of the domain.  A fork() child has none
+ * of the parent's (the domain is listed from the first begin).
+ * Sequentially consistent.
+ */
+void quiesce_gp_call_begins(struct quiesce_gp_domain *d);
+void quiesce_gp_call_ends(struct quiesce_gp_domain *d);
+unsigned long quiesce_gp_calls_under_way(struct quiesce_gp_domain *d);
 
 /* The current sequence number (acquire: what the grace period ordered). */
 unsigned long quiesce_gp_seq_current(struct quiesce_gp_domain *d);

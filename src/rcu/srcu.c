@@ -628,20 +628,32 @@ static void forbid_inside_own_section(struct quiesce_srcu_struct *ss,
 		    "that this thread opened: it would wait for itself forever", call, name_of(ss));
 }
 
+/*
+ * Calls that wait for the domain's grace periods or callbacks are counted
+ * (the engine's quiesce_gp_call_begins()) from before they wait until
+ * after their last touch of the state, so that a cleanup_srcu_struct() called
+ * meanwhile (misuse) aborts with a message instead of freeing what the
+ * wait still writes: an owner bumps gp_ended after its last grace period,
+ * which then no longer counts as running.
+ */
+static void synchronize(struct quiesce_srcu_struct *ss, bool expedited, const char *call)
+{
+	struct quiesce_srcu_state *st = ready(ss, call);
+
+	forbid_inside_own_section(ss, st, call);
+	quiesce_gp_call_begins(&st->gp);
+	quiesce_gp_synchronize(&st->gp, expedited);
+	quiesce_gp_call_ends(&st->gp);
+}
+
 void quiesce_synchronize_srcu(struct quiesce_srcu_struct *ss)
 {
-	struct quiesce_srcu_state *st = ready(ss, "synchronize_srcu");
-
-	forbid_inside_own_section(ss, st, "synchronize_srcu");
-	quiesce_gp_synchronize(&st->gp, false);
+	synchronize(ss, false, "synchronize_srcu");
 }
 
 void quiesce_synchronize_srcu_expedited(struct quiesce_srcu_struct *ss)
 {
-	struct quiesce_srcu_state *st = ready(ss, "synchronize_srcu_expedited");
-
-	forbid_inside_own_section(ss, st, "synchronize_srcu_expedited");
-	quiesce_gp_synchronize(&st->gp, true);
+	synchronize(ss, true, "synchronize_srcu_expedited");
 }
 
 unsigned long quiesce_get_state_synchronize_srcu(struct quiesce_srcu_struct *ss)
@@ -673,7 +685,9 @@ void quiesce_srcu_barrier(struct quiesce_srcu_struct *ss)
 
 	/* The callbacks' grace period would wait for this thread. */
 	forbid_inside_own_section(ss, st, "srcu_barrier");
+	quiesce_gp_call_begins(&st->gp);
 	quiesce_cb_domain_barrier(&st->cb, "srcu_barrier");
+	quiesce_gp_call_ends(&st->gp);
 }
 
 void quiesce_cleanup_srcu_struct(struct quiesce_srcu_struct *ss)
@@ -693,6 +707,9 @@ void quiesce_cleanup_srcu_struct(struct quiesce_srcu_struct *ss)
 	if (quiesce_cb_domain_pending(&st->cb))
 		quiesce_die("cleanup_srcu_struct() on SRCU domain \"%s\" with callbacks pending: "
 			    "call srcu_barrier() first", name_of(ss));
+	if (quiesce_gp_calls_under_way(&st->gp))
+		quiesce_die("cleanup_srcu_struct() on SRCU domain \"%s\" while another thread is "
+			    "inside synchronize_srcu() or srcu_barrier() on it", name_of(ss));
 	/*
 	 * The callback thread, if any, stops (nothing is pending, checked
 	 * above) after the grace period it may run for start_poll.
