@@ -5,6 +5,7 @@
  * the caller's section) does not.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 
 #include "check.h"
 #include "rcu/gp_engine.h"
+#include "rcu/srcu.h"
 
 static struct srcu_struct ss, other;
 
@@ -295,6 +297,50 @@ static void sync_after_per_cpu_hand_off_and_init_again(void)
 	cleanup_srcu_struct(first);
 }
 
+/*
+ * A signal handler that takes a section counted per-CPU while this thread
+ * is between two stores of its own record's update: three domains that
+ * share this thread's slot, the first holding it.
+ */
+static struct srcu_struct record_mates[2 * QUIESCE_SRCU_SLOTS + 1];
+
+/* Once: the handler's own record update must not raise it again. */
+static void raise_sigusr1(void)
+{
+	quiesce_test_srcu_record_hook = NULL;
+	raise(SIGUSR1);
+}
+
+static void section_in_handler(int sig)
+{
+	(void)sig;
+	srcu_read_unlock(&record_mates[2 * QUIESCE_SRCU_SLOTS],
+			 srcu_read_lock(&record_mates[2 * QUIESCE_SRCU_SLOTS]));
+}
+
+static void signal_inside_record_update(void)
+{
+	struct srcu_struct *holder = &record_mates[0], *second = &record_mates[QUIESCE_SRCU_SLOTS],
+			   *third = &record_mates[2 * QUIESCE_SRCU_SLOTS];
+	int a, b;
+
+	quiesce_init_srcu_struct_name(holder, "holder");
+	quiesce_init_srcu_struct_name(second, "second");
+	quiesce_init_srcu_struct_name(third, "third");
+	signal(SIGUSR1, section_in_handler);
+	a = srcu_read_lock(holder);
+	quiesce_test_srcu_record_hook = raise_sigusr1;
+	b = srcu_read_lock(second);	/* the handler runs inside its record's update */
+	srcu_read_unlock(second, b);
+	srcu_read_unlock(holder, a);
+	/* No section of either is open: neither may abort. */
+	synchronize_srcu(third);
+	synchronize_srcu(second);
+	signal(SIGUSR1, SIG_DFL);
+	for (unsigned i = 0; i < 3; i++)
+		cleanup_srcu_struct(&record_mates[i * QUIESCE_SRCU_SLOTS]);
+}
+
 static void allowed(void)
 {
 	int a, b, c;
@@ -366,6 +412,7 @@ int main(void)
 	check_child_aborts(use_after_cleanup, NULL,
 			   "srcu_read_lock() on SRCU domain \"ss\" after cleanup_srcu_struct()");
 	allowed();
+	signal_inside_record_update();
 	printf("srcu misuse: all checks passed\n");
 	return 0;
 }

@@ -156,6 +156,18 @@ __thread struct quiesce_srcu_slot quiesce_srcu_slots_self[QUIESCE_SRCU_SLOTS]
  * were opened in (its generation): a section that another thread closed
  * stays on the opener's record, and must not be taken for one of a domain
  * set up later at the same address.
+ *
+ * Signal handlers.  An update of the record takes several stores, and a
+ * handler may take a section on the same thread between two of them: its
+ * own update would then mix with the one it interrupted (the handler's
+ * entry written over the thread's, the thread's depth++ after the
+ * handler's open and close, leaving the handler's domain recorded for
+ * good).  So an update marks the record `updating` first, and a handler
+ * that finds it marked leaves its section off the record: both its open
+ * and its close find the mark, since the thread's update cannot go on
+ * while the handler runs.  Such a section is not checked, like one past
+ * the first RECORDED.  Compiler barriers only: the handler runs on this
+ * thread.
  */
 #define RECORDED 4
 struct per_cpu_record {
@@ -164,7 +176,10 @@ struct per_cpu_record {
 		unsigned long generation;
 	} held[RECORDED];
 	unsigned depth;
+	bool updating;
 };
+
+void (*quiesce_test_srcu_record_hook)(void);
 static __thread struct per_cpu_record record_self __attribute__((tls_model("initial-exec")));
 
 struct quiesce_srcu_state {
@@ -417,17 +432,38 @@ static uintptr_t record_key(const struct quiesce_srcu_struct *ss, int idx)
 	return (uintptr_t)ss | (uintptr_t)idx;
 }
 
+/* Marks the record for an update, or says that a handler must leave it alone (see the top). */
+static bool record_begin(struct per_cpu_record *self)
+{
+	if (QUIESCE_LOAD(&self->updating))
+		return false;
+	QUIESCE_STORE(&self->updating, true);
+	quiesce_compiler_barrier();	/* the mark before the update, for a handler */
+	return true;
+}
+
+static void record_end(struct per_cpu_record *self)
+{
+	quiesce_compiler_barrier();	/* the update before the mark's removal */
+	QUIESCE_STORE(&self->updating, false);
+}
+
 /* A section the calling thread opened and counted per-CPU. */
 static void record_open(struct quiesce_srcu_struct *ss, const struct quiesce_srcu_state *st,
 			int idx)
 {
 	struct per_cpu_record *self = &record_self;
 
+	if (!record_begin(self))
+		return;
 	if (self->depth < RECORDED) {
 		self->held[self->depth].key = record_key(ss, idx);
 		self->held[self->depth].generation = st->generation;
 	}
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_srcu_record_hook)))
+		quiesce_test_srcu_record_hook();
 	self->depth++;
+	record_end(self);
 }
 
 /*
@@ -435,27 +471,33 @@ static void record_open(struct quiesce_srcu_struct *ss, const struct quiesce_src
  * entry, or one before it (sections may end out of order).  False when
  * the record lacks it: the thread did not open it (a hand-off), or had the
  * section counted on its slot before unregistering.  A thread deeper than
- * the record takes its deepest section off, recorded or not.
+ * the record takes its deepest section off, recorded or not.  A signal
+ * handler's section left off the record (see the top) is taken off as
+ * found.
  */
 static bool record_close(struct quiesce_srcu_struct *ss, const struct quiesce_srcu_state *st,
 			 int idx)
 {
 	struct per_cpu_record *self = &record_self;
 	uintptr_t key = record_key(ss, idx);
+	bool found = false;
 
+	if (!record_begin(self))
+		return true;
 	if (self->depth > RECORDED) {
 		self->depth--;
-		return true;
+		found = true;
 	}
-	for (unsigned j = self->depth; j-- > 0;) {
+	for (unsigned j = self->depth; !found && j-- > 0;) {
 		if (self->held[j].key != key || self->held[j].generation != st->generation)
 			continue;
 		memmove(&self->held[j], &self->held[j + 1],
 			(self->depth - j - 1) * sizeof(self->held[0]));
 		self->depth--;
-		return true;
+		found = true;
 	}
-	return false;
+	record_end(self);
+	return found;
 }
 
 static bool record_holds(const struct quiesce_srcu_struct *ss, const struct quiesce_srcu_state *st)

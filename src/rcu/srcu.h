@@ -1,4 +1,4 @@
-/* srcu.h - the SRCU domains' test hook and registry hook (the domains are in srcu.c). */
+/* srcu.h - the SRCU domains' test hooks and registry hook (the domains are in srcu.c). */
 #ifndef QUIESCE_SRCU_INTERNAL_H
 #define QUIESCE_SRCU_INTERNAL_H
 
@@ -13,6 +13,8 @@
  * earlier flip and added to it after that grace period's count escapes.
  */
 extern bool quiesce_test_busted_srcu;
+/* Test-only: called, when set, inside an update of a thread's record of its sections (srcu.c). */
+extern void (*quiesce_test_srcu_record_hook)(void);
 
 /*
  * Under the registry lock: moves the counts in a thread's SRCU slots to
