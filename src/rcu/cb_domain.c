@@ -114,9 +114,11 @@
  * thread stops, so that no callback runs while the rest of exit() tears
  * the process down.  Around fork() every domain's locks are held, so that
  * the child never copies them in mid-update; the child has no callback
- * thread and drops the parent's batches (they run in the parent), and the
+ * thread and drops the parent's batches (they run in the parent), the
  * forking thread keeps its counting slots, emptied: the counts were of the
- * parent's callbacks.  A callback must not fork(): its child, a copy of
+ * parent's callbacks, and a grace period start_poll asked for is still
+ * asked for: the child's first poll of it starts a thread
+ * (quiesce_cb_domain_poll()).  A callback must not fork(): its child, a copy of
  * the callback thread without the batches it was running, dies with a
  * message as soon as the callback returns there (one that execs first is
  * not affected).
@@ -865,6 +867,23 @@ unsigned long quiesce_cb_domain_start_poll(struct quiesce_cb_domain *cbd)
 	if (__atomic_load_n(&cbd->state, __ATOMIC_SEQ_CST) != QUIESCE_CB_WORKER_RUNNING)
 		quiesce_cb_wake_worker(cbd);
 	return cookie;
+}
+
+bool quiesce_cb_domain_poll(struct quiesce_cb_domain *cbd, unsigned long cookie)
+{
+	unsigned long target;
+
+	if (quiesce_gp_poll(cbd->gp, cookie))
+		return true;
+	/*
+	 * ABSENT with a request pending: a child of fork() whose parent asked
+	 * (start_poll wakes or starts the thread itself, and a stop restarts
+	 * it for a request left over).  The child's first poll starts it, as
+	 * its first call would ("Exit and fork" at the top).
+	 */
+	if (QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_ABSENT && poll_pending(cbd, &target))
+		quiesce_cb_wake_worker(cbd);
+	return false;
 }
 
 bool quiesce_cb_domain_pending(struct quiesce_cb_domain *cbd)

@@ -173,6 +173,13 @@ void quiesce_cb_domain_barrier(struct quiesce_cb_domain *cbd, const char *call);
  */
 unsigned long quiesce_cb_domain_start_poll(struct quiesce_cb_domain *cbd);
 /*
+ * Whether the grace period a cookie names has passed (quiesce_gp_poll()).
+ * One that start_poll asked for keeps being asked for in a child of
+ * fork(), which has no callback thread: a poll that finds it pending
+ * there starts one, so that it passes without anyone blocking.
+ */
+bool quiesce_cb_domain_poll(struct quiesce_cb_domain *cbd, unsigned long cookie);
+/*
  * Whether callbacks are queued or waiting to run: exactly, for every call
  * that happened before it, by any thread.
  */

@@ -258,7 +258,7 @@ unsigned long quiesce_qsbr_get_state_synchronize_rcu(void)
 
 bool quiesce_qsbr_poll_state_synchronize_rcu(unsigned long cookie)
 {
-	return quiesce_gp_poll(&quiesce_qsbr_domain, cookie);
+	return quiesce_cb_domain_poll(&quiesce_qsbr_cb, cookie);
 }
 
 /*

@@ -309,7 +309,7 @@ unsigned long quiesce_get_state_synchronize_rcu(void)
 
 bool quiesce_poll_state_synchronize_rcu(unsigned long cookie)
 {
-	return quiesce_gp_poll(&quiesce_rcu_domain, cookie);
+	return quiesce_cb_domain_poll(&quiesce_rcu_cb, cookie);
 }
 
 void quiesce_cond_synchronize_rcu(unsigned long cookie)

@@ -209,7 +209,7 @@ unsigned long quiesce_start_poll_synchronize_rcu_mb(void)
 
 bool quiesce_poll_state_synchronize_rcu_mb(unsigned long cookie)
 {
-	return quiesce_gp_poll(&quiesce_rcu_mb_domain, cookie);
+	return quiesce_cb_domain_poll(&quiesce_rcu_mb_cb, cookie);
 }
 
 void quiesce_cond_synchronize_rcu_mb(unsigned long cookie)

@@ -707,7 +707,7 @@ bool quiesce_poll_state_synchronize_srcu(struct quiesce_srcu_struct *ss, unsigne
 {
 	struct quiesce_srcu_state *st = ready(ss, "poll_state_synchronize_srcu");
 
-	return quiesce_gp_poll(&st->gp, cookie);
+	return quiesce_cb_domain_poll(&st->cb, cookie);
 }
 
 unsigned long quiesce_start_poll_synchronize_srcu(struct quiesce_srcu_struct *ss)
