@@ -147,19 +147,23 @@ static bool end_open_section(unsigned long *ctr, const char *kind)
 
 static void thread_exit_destructor(void *unused)
 {
-	bool mb_open;
+	bool rcu_open, mb_open;
 
 	if (!self_registered())
 		return;
-	end_open_section(&quiesce_rcu_reader_self.ctr, "RCU");
+	rcu_open = end_open_section(&quiesce_rcu_reader_self.ctr, "RCU");
 	mb_open = end_open_section(&quiesce_rcu_mb_reader_self.ctr, "RCU-mb");
 	unregister_self();
 	/*
-	 * An mb grace period may sleep waiting for the section just ended.
-	 * No fence: a rescan takes the lock, so either it follows the unlink
+	 * A grace period of either domain may sleep waiting for the section
+	 * just ended (until its stall deadline: nothing else wakes it).  No
+	 * fence: a rescan takes the lock, so either it follows the unlink
 	 * above and does not see this thread, or its store of the flag
-	 * happens before the load here (rcu_mb.c, (d)).
+	 * happens before the load here (rcu_mb.c, (d); the default domain's
+	 * store precedes its barrier and rescan the same way).
 	 */
+	if (rcu_open)
+		quiesce_rcu_wake_grace_period();
 	if (mb_open)
 		quiesce_rcu_mb_wake_grace_period();
 }
