@@ -13,6 +13,12 @@
  *    the grace period ends.  The busted control, a backend that takes every
  *    thread for asleep, ends the grace period early and must be caught.
  *
+ *  - On the signal backend, a thread that blocks every signal and, again
+ *    and again, registers, sleeps while a grace period signals it, and
+ *    leaves the registry, has at most one of the backend's signals queued
+ *    (real-time signals queue: one more per registration would exhaust
+ *    RLIMIT_SIGPENDING, which all of the user's processes share).
+ *
  * Under valgrind a "running" thread spends most of its time asleep in the
  * kernel, waiting for valgrind's one-thread-at-a-time lock, and is rightly
  * excused as asleep: there the signal backend's waiting checks are left out.
@@ -227,6 +233,59 @@ static void busted_child(void *arg)
 	_exit(0);
 }
 
+#define CYCLES 20
+static atomic_int cycler_registered, cycler_passed;
+static atomic_uint cycler_queued;
+
+static void *cycler(void *arg)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t all;
+	unsigned queued = 0;
+
+	(void)arg;
+	block_all_signals();
+	for (int i = 1; i <= CYCLES; i++) {
+		rcu_register_thread();
+		atomic_store(&cycler_registered, i);
+		/* Asleep in the kernel, so that the barrier excuses it. */
+		while (atomic_load(&cycler_passed) < i)
+			check_sleep_us(200);
+		rcu_unregister_thread();
+	}
+	/*
+	 * Every signal is blocked here: those sent to this thread are still
+	 * queued, and only the backend sends it any.
+	 */
+	sigfillset(&all);
+	while (sigtimedwait(&all, NULL, &zero) >= 0)
+		queued++;
+	atomic_store(&cycler_queued, queued);
+	return NULL;
+}
+
+static bool cycler_at(void *arg)
+{
+	return atomic_load(&cycler_registered) == *(int *)arg;
+}
+
+static void signal_backend_one_in_flight(void)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, cycler, NULL);
+	for (int i = 1; i <= CYCLES; i++) {
+		check_wait_until(cycler_at, &i, "the cycler to register");
+		synchronize_rcu();	/* its barrier signals the cycler */
+		atomic_store(&cycler_passed, i);
+	}
+	check_join_within(t, CHECK_HANG_MS, "the cycler");
+	CHECK(atomic_load(&cycler_queued) <= 1,
+	      "%u of the backend's signals queued to a thread that blocks them, after %d "
+	      "registrations: one more each time it registered again",
+	      atomic_load(&cycler_queued), CYCLES);
+}
+
 int main(void)
 {
 	bool signal_backend = quiesce_rcu_backend() == QUIESCE_RCU_BACKEND_SIGNAL;
@@ -256,6 +315,8 @@ int main(void)
 	close(wake_pipe[1]);
 	pthread_join(sleeper_thread, NULL);
 
+	if (signal_backend)
+		signal_backend_one_in_flight();
 	if (signal_backend && !check_under_valgrind())
 		check_child_detects_violation(busted_child, NULL);
 	printf("rcu blocked signals: all checks passed\n");

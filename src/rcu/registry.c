@@ -185,7 +185,13 @@ static void register_self(void)
 	self_entry.mb_reader = &quiesce_rcu_mb_reader_self;
 	self_entry.thread = pthread_self();
 	self_entry.tid = quiesce_gettid();
-	self_entry.barrier = (struct quiesce_barrier_slot){ 0 };
+	/*
+	 * self_entry.barrier is kept from an earlier registration: a signal
+	 * the backend sent then may still be queued (a thread that blocks it),
+	 * and counts as the one in flight (gp_barrier_signal.c).  A new
+	 * thread's starts zeroed, and so does the child's of fork(), which
+	 * has no signal pending.
+	 */
 	test_window();
 	pthread_mutex_lock(&quiesce_registry_lock);
 	self_entry.next = &quiesce_registry_head;
