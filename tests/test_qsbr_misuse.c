@@ -82,6 +82,28 @@ static void register_twice(void *arg)
 	rcu_qsbr_register_thread();
 }
 
+static struct rcu_head leaky_head, later_head;
+
+static void register_and_stay_online(struct rcu_head *head)
+{
+	(void)head;
+	rcu_qsbr_register_thread();
+}
+
+static void nothing(struct rcu_head *head)
+{
+	(void)head;
+}
+
+/* The callback thread, left online, would hold the grace period it waits for. */
+static void callback_returns_online(void *arg)
+{
+	rcu_qsbr_call_rcu(&leaky_head, register_and_stay_online);
+	rcu_qsbr_barrier();
+	rcu_qsbr_call_rcu(&later_head, nothing);
+	rcu_qsbr_barrier();
+}
+
 static void *exit_inside_section(void *arg)
 {
 	pthread_setname_np(pthread_self(), "leaky-qsbr");
@@ -127,6 +149,9 @@ int main(void)
 			   "quiesce_qsbr_unregister_thread() called inside a QSBR read-side critical section");
 	check_child_aborts(register_twice, NULL,
 			   "quiesce_qsbr_register_thread() called by a thread already registered");
+	check_child_aborts(callback_returns_online, NULL,
+			   "returned holding its domain's grace periods (inside a read-side critical "
+			   "section; QSBR: registered and online)");
 
 	status = check_run_child(thread_exits_inside_section, NULL, err, sizeof(err));
 	CHECK(status == 0, "exit inside a section: child status %#x, stderr: %s", status, err);

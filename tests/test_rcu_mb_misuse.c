@@ -69,6 +69,29 @@ static void unregister_inside_reader(void *arg)
 	rcu_unregister_thread();
 }
 
+static struct rcu_head leaky_head, later_head;
+
+static void enter_and_return(struct rcu_head *head)
+{
+	(void)head;
+	rcu_mb_read_lock();
+}
+
+static void nothing(struct rcu_head *head)
+{
+	(void)head;
+}
+
+/* The callback thread, left inside a section, would hold the grace period it waits for. */
+static void callback_returns_inside(void *arg)
+{
+	(void)arg;
+	call_rcu_mb(&leaky_head, enter_and_return);
+	rcu_barrier_mb();
+	call_rcu_mb(&later_head, nothing);
+	rcu_barrier_mb();
+}
+
 static atomic_bool inside;
 
 static void *exit_inside_reader(void *arg)
@@ -135,6 +158,9 @@ int main(void)
 			   "critical section");
 	check_child_aborts(unregister_inside_reader, NULL,
 			   "rcu_unregister_thread() called inside an RCU-mb read-side critical section");
+	check_child_aborts(callback_returns_inside, NULL,
+			   "returned holding its domain's grace periods (inside a read-side critical "
+			   "section");
 
 	status = check_run_child(thread_exits_inside_reader, NULL, err, sizeof(err));
 	CHECK(status == 0, "exit inside an mb reader: child status %#x, stderr: %s", status, err);

@@ -38,7 +38,8 @@
  *   (the rule of rcu.h).
  * - After fork() the child's registry holds only the forking thread.
  * - Callbacks run on the thread "quiesce-mb-cb"; the rules of call_rcu()
- *   in rcu.h apply (a callback must not call quiesce_rcu_barrier_mb()).
+ *   in rcu.h apply (a callback must not call quiesce_rcu_barrier_mb(), and
+ *   must return outside any mb section: checked).
  *
  * The ordering argument is at the top of src/rcu/rcu_mb.c.
  */

@@ -49,7 +49,8 @@
  *   in the state it had.
  * - Callbacks run on the thread "quiesce-qsbr-cb", which is not a QSBR
  *   thread; the rules of call_rcu() in rcu.h apply (a callback must not
- *   call quiesce_qsbr_barrier()).
+ *   call quiesce_qsbr_barrier(), nor return with its thread registered
+ *   and online: checked).
  *
  * The ordering argument is at the top of src/rcu/qsbr.c.
  */

@@ -225,8 +225,14 @@ static QUIESCE_COLD QUIESCE_NORETURN void callback_forked(void (*func)(struct qu
 		    forked_in_callback->gp->ops->kind, (void *)(uintptr_t)func);
 }
 
+/* Whether the caller holds the domain's grace periods: it must not wait for one. */
+static bool caller_holds_gp(struct quiesce_cb_domain *cbd)
+{
+	return cbd->gp->ops->caller_holds && cbd->gp->ops->caller_holds(cbd->gp);
+}
+
 /* Runs a batch's callbacks in order; returns how many. */
-static uint64_t invoke(struct quiesce_cb_list *list)
+static uint64_t invoke(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *list)
 {
 	struct quiesce_rcu_head *cb = list->first, *next;
 	uint64_t n = 0;
@@ -246,6 +252,12 @@ static uint64_t invoke(struct quiesce_cb_list *list)
 		if (QUIESCE_UNLIKELY(quiesce_rcu_read_ongoing()))
 			quiesce_die("RCU callback %p returned inside a read-side critical section",
 				    (void *)(uintptr_t)func);
+		/* This thread waits for the domain's grace periods next: for itself, if it holds them. */
+		if (QUIESCE_UNLIKELY(caller_holds_gp(cbd)))
+			quiesce_die("%s callback %p returned holding its domain's grace periods (inside "
+				    "a read-side critical section; QSBR: registered and online): its "
+				    "callback thread would wait for itself forever",
+				    cbd->gp->ops->kind, (void *)(uintptr_t)func);
 		n++;
 		cb = next;
 	} while (cb);
@@ -272,7 +284,7 @@ static void run_ready_batches(struct quiesce_cb_domain *cbd)
 	while (cbd->batch_count && !QUIESCE_LOAD(&cbd->stop_requested) &&
 	       (grace_period_passed(cbd, cbd->batches[0].cookie) ||
 		QUIESCE_LOAD(&quiesce_test_busted_call_rcu))) {
-		uint64_t n = invoke(&cbd->batches[0].list);
+		uint64_t n = invoke(cbd, &cbd->batches[0].list);
 		unsigned long harvest = cbd->batches[0].harvest;
 
 		__atomic_fetch_sub(&cbd->backlog, (long)n, __ATOMIC_RELAXED);
@@ -553,12 +565,6 @@ void quiesce_cb_wake_worker(struct quiesce_cb_domain *cbd)
 	if (QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_ABSENT)
 		start_worker(cbd);
 	pthread_mutex_unlock(&cbd->start_lock);
-}
-
-/* Whether the caller holds the domain's grace periods: it must not wait for one. */
-static bool caller_holds_gp(struct quiesce_cb_domain *cbd)
-{
-	return cbd->gp->ops->caller_holds && cbd->gp->ops->caller_holds(cbd->gp);
 }
 
 pthread_t quiesce_cb_domain_thread(struct quiesce_cb_domain *cbd)
