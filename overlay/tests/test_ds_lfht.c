@@ -141,46 +141,67 @@ static void empty_table(struct cds_lfht *ht)
 	rcu_read_unlock();
 }
 
-/*
- * BIND 9's teardown (dns_badcache_destroy()): a table that the thread alone
- * still holds, walked and emptied outside any read-side section, each node
- * freed at once inside the loop that walks them, which liburcu tolerates
- * (its iterator keeps the next node).  Every node must be found once, and
- * the table empty; freed nodes are poisoned first, so a step that reads
- * the node it stands on goes astray (and valgrind and ASan report it).
- */
-static void teardown_outside_reader(void)
+/* A table for the teardowns below: 1000 keys, and key 7 three times more. */
+static struct cds_lfht *teardown_table(void)
 {
 	struct cds_lfht *ht = cds_lfht_new(16, 16, 0, CDS_LFHT_AUTO_RESIZE, NULL);
-	struct cds_lfht_iter iter;
-	struct item *it;
-	unsigned long key, seen = 0, count;
-	long before, after;
+	unsigned long key;
 
 	for (key = 0; key < 1000; key++)
 		cds_lfht_add(ht, hash_key(key), &new_item(key)->node);
 	key = 7;
 	for (int i = 0; i < 3; i++)
 		cds_lfht_add(ht, hash_key(key), &new_item(key)->node);
-	cds_lfht_lookup(ht, hash_key(key), match, &key, &iter);
-	CHECK(cds_lfht_iter_get_node(&iter), "a lookup outside a read-side section finds its key");
+	return ht;
+}
+
+/*
+ * Empties a teardown_table() by walking it, the duplicates of key 7 first,
+ * freeing each node at once inside the loop, poisoned first, so a step
+ * that reads the node it stands on goes astray (and valgrind and ASan
+ * report it).  Every node must be found once, and the table left empty.
+ */
+static void empty_by_walking(struct cds_lfht *ht, const char *where)
+{
+	struct cds_lfht_iter iter;
+	struct item *it;
+	unsigned long key = 7, seen = 0, count;
+	long before, after;
+
 	cds_lfht_for_each_entry_duplicate(ht, hash_key(key), match, &key, &iter, it, node) {
-		CHECK(cds_lfht_del(ht, &it->node) == 0, "each duplicate found once");
+		CHECK(cds_lfht_del(ht, &it->node) == 0, "%s, each duplicate found once", where);
 		check_poison(it, sizeof(*it));
 		free(it);
 		seen++;
 	}
-	CHECK(seen == 4, "the duplicates' walk found %lu of the 4", seen);
+	CHECK(seen == 4, "%s, the duplicates' walk found %lu of the 4", where, seen);
 	seen = 1;	/* key 7's place among the 1000 */
 	cds_lfht_for_each_entry(ht, &iter, it, node) {
-		CHECK(cds_lfht_del(ht, &it->node) == 0, "each node found once");
+		CHECK(cds_lfht_del(ht, &it->node) == 0, "%s, each node found once", where);
 		check_poison(it, sizeof(*it));
 		free(it);
 		seen++;
 	}
 	cds_lfht_count_nodes(ht, &before, &count, &after);
-	CHECK(seen == 1000 && count == 0, "the walk emptied the table (%lu seen, %lu left)", seen,
-	      count);
+	CHECK(seen == 1000 && count == 0, "%s, the walk emptied the table (%lu seen, %lu left)",
+	      where, seen, count);
+}
+
+/*
+ * BIND 9's teardown (dns_badcache_destroy()): a table that the thread alone
+ * still holds, walked and emptied outside any read-side section, each node
+ * freed at once inside the loop that walks them, which liburcu tolerates
+ * (its iterator keeps the next node).
+ */
+static void teardown_outside_reader(void)
+{
+	struct cds_lfht *ht = teardown_table();
+	struct cds_lfht_iter iter;
+	unsigned long key = 7;
+
+	cds_lfht_lookup(ht, hash_key(key), match, &key, &iter);
+	CHECK(cds_lfht_iter_get_node(&iter), "a lookup outside a read-side section finds its key");
+	empty_by_walking(ht, "outside a section");
 	CHECK(!rcu_read_ongoing(), "the calls left no read-side section behind");
 	CHECK(cds_lfht_destroy(ht, NULL) == 0, "destroy");
 	rcu_barrier();
@@ -191,41 +212,16 @@ static void teardown_outside_reader(void)
  * between quiescent states, as a registered thread is unless it goes
  * offline): the last holder still frees each node at once inside the
  * loop, which liburcu's iterator tolerates there too (cds_lfht_next()
- * reads only the next node it kept).  Poisoned as above.
+ * reads only the next node it kept).
  */
 static void teardown_inside_reader(void)
 {
-	struct cds_lfht *ht = cds_lfht_new(16, 16, 0, CDS_LFHT_AUTO_RESIZE, NULL);
-	struct cds_lfht_iter iter;
-	struct item *it;
-	unsigned long key, seen = 0, count;
-	long before, after;
+	struct cds_lfht *ht = teardown_table();
 
-	for (key = 0; key < 1000; key++)
-		cds_lfht_add(ht, hash_key(key), &new_item(key)->node);
-	key = 7;
-	for (int i = 0; i < 3; i++)
-		cds_lfht_add(ht, hash_key(key), &new_item(key)->node);
 	rcu_read_lock();
 	CHECK(rcu_read_ongoing(), "inside a read-side section");
-	cds_lfht_for_each_entry_duplicate(ht, hash_key(key), match, &key, &iter, it, node) {
-		CHECK(cds_lfht_del(ht, &it->node) == 0, "each duplicate found once");
-		check_poison(it, sizeof(*it));
-		free(it);
-		seen++;
-	}
-	CHECK(seen == 4, "inside a section, the duplicates' walk found %lu of the 4", seen);
-	seen = 1;	/* key 7's place among the 1000 */
-	cds_lfht_for_each_entry(ht, &iter, it, node) {
-		CHECK(cds_lfht_del(ht, &it->node) == 0, "each node found once");
-		check_poison(it, sizeof(*it));
-		free(it);
-		seen++;
-	}
-	cds_lfht_count_nodes(ht, &before, &count, &after);
+	empty_by_walking(ht, "inside a section");
 	rcu_read_unlock();
-	CHECK(seen == 1000 && count == 0,
-	      "inside a section, the walk emptied the table (%lu seen, %lu left)", seen, count);
 	MAIN_OFFLINE();		/* qsbr: destroy() waits for a barrier */
 	CHECK(cds_lfht_destroy(ht, NULL) == 0, "destroy");
 	MAIN_ONLINE();
