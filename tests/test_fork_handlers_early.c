@@ -34,22 +34,8 @@ static void child_of_closing_gate(void *arg)
 	rcu_sync_dtor(&gate);
 }
 
-static atomic_int parked_state;	/* 1: inside a reader; 2: asked to leave */
-
-static void *parked_reader(void *arg)
-{
-	(void)arg;
-	rcu_read_lock();
-	atomic_store(&parked_state, 1);
-	while (atomic_load(&parked_state) != 2)
-		check_sleep_us(1000);
-	rcu_read_unlock();
-	return NULL;
-}
-
 int main(void)
 {
-	pthread_t t;
 	char err[2048];
 	int status;
 
@@ -58,16 +44,12 @@ int main(void)
 
 	rcu_sync_init(&gate);
 	rcu_sync_enter(&gate);
-	/* A reader in the parent holds the reopening grace period back. */
-	pthread_create(&t, NULL, parked_reader, NULL);
-	while (atomic_load(&parked_state) != 1)
-		check_sleep_us(100);
+	check_hold_reader();	/* the reopening grace period waits, in the parent */
 	rcu_sync_exit(&gate);
 	CHECK(!rcu_sync_is_idle(&gate), "closing: the reopening callback is pending");
 	status = check_run_child(child_of_closing_gate, NULL, err, sizeof(err));
 	CHECK(status == 0, "child of a closing gate: status %#x, %s", status, err);
-	atomic_store(&parked_state, 2);
-	pthread_join(t, NULL);
+	check_release_reader();
 	rcu_sync_dtor(&gate);
 	printf("fork handlers after early use: ok\n");
 	return 0;
