@@ -297,7 +297,7 @@ static void end_without_start(void *arg)
 	freezer_end(&fz, 1);
 }
 
-/* Work started at one level and ended at another: each level's count would be off by one for good. */
+/* Work started at one level and ended at another: both levels' counts would be off for good. */
 static void end_at_another_level(void *arg)
 {
 	freezer_init(&fz, LEVELS);

@@ -15,8 +15,8 @@
  * Each level is a percpu_rw_semaphore: starting and ending work is its
  * read pair (one per-CPU counter update while nobody freezes, no fence:
  * what seed 003 did to the kernel's sb_end_write()), plus a thread-local
- * count per level that catches unbalanced calls.  Freezing closes each level's gate:
- * one expedited membarrier (or grace period) per level
+ * count per level that catches unbalanced calls.  Freezing closes each
+ * level's gate: one expedited membarrier (or grace period) per level
  * (include/quiesce/percpu_rwsem.h).
  *
  * Rules for callers, and what happens otherwise

@@ -19,8 +19,9 @@
  *    child handler after call_rcu.c's has emptied the child's queues.
  *  - LIB_THREAD before the program runs: it reads the CPU set the process
  *    was started with, before the program pins anything (lib_thread.c).
- *  - STATS_AND_CALL_RCU registers the QUIESCE_STATS exit handler before any
- *    the callback threads register (stats_at_exit.c).
+ *  - STATS_AND_CALL_RCU registers the QUIESCE_STATS exit handler before
+ *    those of the callback threads, so that it runs after them
+ *    (stats_at_exit.c).
  *  - STALL, whose environment a program's own setting then overrides.
  */
 #ifndef QUIESCE_INIT_ORDER_H

@@ -83,11 +83,11 @@ static void reopening_parent_after_fork(void)
 /*
  * Runs after call_rcu's own child handler (registered by a constructor,
  * so earlier, init_order.h: child handlers run in registration order),
- * which has emptied the child's queues.  A gate whose lock another thread of the parent held
- * at fork() stays locked in the child, where that thread does not exist:
- * its callback would block the child's callback thread, and every callback
- * behind it, for good.  Such a gate is unusable in the child anyway; its
- * callback is left out.  The gate is not the forking thread's: rcu_sync
+ * which has emptied the child's queues.  A gate whose lock another thread
+ * of the parent held at fork() stays locked in the child, where that
+ * thread does not exist: its callback would block the child's callback
+ * thread, and every callback behind it, for good.  Such a gate is unusable
+ * in the child anyway; its callback is left out.  The gate is not the forking thread's: rcu_sync
  * never forks while it holds a gate's lock.
  */
 static void reopening_child_after_fork(void)

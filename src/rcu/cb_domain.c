@@ -115,13 +115,13 @@
  * the process down.  Around fork() every domain's locks are held, so that
  * the child never copies them in mid-update; the child has no callback
  * thread and drops the parent's batches (they run in the parent), the
- * forking thread keeps its counting slots, emptied: the counts were of the
- * parent's callbacks, and a grace period start_poll asked for is still
- * asked for: the child's first poll of it starts a thread
- * (quiesce_cb_domain_poll()).  A callback must not fork(): its child, a copy of
- * the callback thread without the batches it was running, dies with a
- * message as soon as the callback returns there (one that execs first is
- * not affected).
+ * forking thread keeps its counting slots, emptied (the counts were of the
+ * parent's callbacks), and a grace period that start_poll asked for is
+ * still asked for: the child's first poll of it starts a thread
+ * (quiesce_cb_domain_poll()).  A callback must not fork(): its child, a
+ * copy of the callback thread without the batches it was running, dies
+ * with a message as soon as the callback returns there (one that execs
+ * first is not affected).
  */
 #include "rcu/cb_domain.h"
 

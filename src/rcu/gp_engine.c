@@ -98,8 +98,8 @@
 #include <string.h>
 
 #include "common/diag.h"
-#include "common/init_order.h"
 #include "common/futex.h"
+#include "common/init_order.h"
 #include "rcu/gp_barrier.h"
 #include "rcu/gp_seq.h"
 #include "rcu/stall.h"
@@ -430,7 +430,10 @@ static void before_owning(struct quiesce_gp_domain *d)
 		list_domain(d);
 }
 
-/* Whether an owner's grace periods are expedited: rcu_normal holds for the library's own requests too. */
+/*
+ * Whether an owner's grace periods are expedited: rcu_normal holds for the
+ * library's own requests too.
+ */
 static bool owner_expedites(bool expedited)
 {
 	return expedited && !QUIESCE_LOAD(&knob_normal);
