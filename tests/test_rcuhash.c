@@ -436,6 +436,32 @@ static void walk_stopped_twice(void *arg)
 	rcuhash_walk_stop(&w);
 }
 
+/*
+ * A walk started again while open: the thread's list of open walks would
+ * link it to itself, and the next search of that list (a walk_stop() of
+ * another walk, the child's handler at fork()) would never end.
+ */
+static void walk_started_twice(void *arg)
+{
+	struct rcuhash *ht = rcuhash_new(&int_params);
+	struct rcuhash_walk w;
+
+	rcu_read_lock();
+	rcuhash_walk_start(ht, &w);
+	rcuhash_walk_start(ht, &w);
+}
+
+static void walk_next_after_stop(void *arg)
+{
+	struct rcuhash *ht = rcuhash_new(&int_params);
+	struct rcuhash_walk w;
+
+	rcu_read_lock();
+	rcuhash_walk_start(ht, &w);
+	rcuhash_walk_stop(&w);
+	rcuhash_walk_next(&w);
+}
+
 static void missing_functions(void *arg)
 {
 	struct rcuhash_params p = { .node_offset = 0 };
@@ -464,6 +490,10 @@ int main(void)
 	check_child_aborts(walk_stopped_twice, NULL,
 			   "rcuhash_walk_stop() on a walk this thread has not started, "
 			   "or has stopped already");
+	check_child_aborts(walk_started_twice, NULL,
+			   "rcuhash_walk_start() on a walk this thread has open: stop it first");
+	check_child_aborts(walk_next_after_stop, NULL,
+			   "rcuhash_walk_next() on a walk that has been stopped");
 	check_child_aborts(missing_functions, NULL, "key_len is 0 but hash or key_equal is missing");
 	rcu_barrier();
 	printf("rcuhash: all checks passed\n");

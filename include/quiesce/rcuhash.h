@@ -261,7 +261,9 @@ QUIESCE_API bool quiesce_rcuhash_resize(struct quiesce_rcuhash *ht, size_t nelem
 
 /*
  * Walks: walk_start(), then walk_next() until it returns NULL, then
- * walk_stop(), all in one read-side critical section.
+ * walk_stop(), all in one read-side critical section.  walk_start() of a
+ * walk the thread has open, and walk_next() of a stopped walk, abort with
+ * a message.
  */
 QUIESCE_API void quiesce_rcuhash_walk_start(struct quiesce_rcuhash *ht,
 					    struct quiesce_rcuhash_walk *walk);

@@ -18,7 +18,10 @@
  *
  * Each thread keeps its open walks on a list of its own, so that the child
  * of fork() counts only the forking thread's (rcuhash_fork.c), and so that
- * walk_stop() can tell a walk this thread did not start.
+ * walk_stop() can tell a walk this thread did not start.  A walk started
+ * again while open would link the list to itself (a cycle that the next
+ * search of it, walk_stop()'s or the fork() child's, never leaves), so
+ * walk_start() refuses one, as walk_next() refuses a stopped walk.
  */
 #include "common/diag.h"
 #include "ds/rcuhash_internal.h"
@@ -39,6 +42,10 @@ void quiesce_rcuhash_walk_start(struct quiesce_rcuhash *ht, struct quiesce_rcuha
 	struct rcuhash_table *t;
 
 	rcuhash_check_reader(ht, "rcuhash_walk_start()");
+	for (struct quiesce_rcuhash_walk *w = open_walks; w; w = w->open_next)
+		if (w == walk)
+			quiesce_die("rcuhash_walk_start() on a walk this thread has open: "
+				    "stop it first (rcuhash_walk_stop())");
 	rcuhash_lock(ht, &ht->resize_lock);
 	ht->walkers++;
 	pthread_mutex_unlock(&ht->resize_lock);
@@ -57,6 +64,8 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_walk_next(struct quiesce_rcuhash_wa
 	struct rcuhash_table *t = walk->table;
 	struct quiesce_rcuhash_node *node = walk->next;
 
+	if (QUIESCE_UNLIKELY(!t))
+		quiesce_die("rcuhash_walk_next() on a walk that has been stopped");
 	rcuhash_check_reader(walk->ht, "rcuhash_walk_next()");
 	while (!rcuhash_is_node(node)) {
 		if (walk->bucket == t->mask) {
