@@ -462,6 +462,31 @@ static void walk_next_after_stop(void *arg)
 	rcuhash_walk_next(&w);
 }
 
+/*
+ * replace() of a node by itself: it stayed in the table, marked removed
+ * (in a QUIESCE_RCUHASH_SEQ table, what cds_lfht_is_node_deleted() reads).
+ */
+static void replaced_by_itself(void *arg)
+{
+	struct seq_item {
+		unsigned long key;
+		uint64_t seq;
+		struct rcuhash_node node;
+	} a = { .key = 1 };
+	const struct rcuhash_params p = {
+		.node_offset = offsetof(struct seq_item, node),
+		.key_offset = offsetof(struct seq_item, key),
+		.key_len = sizeof(unsigned long),
+		.flags = QUIESCE_RCUHASH_SEQ,
+		.seq_offset = offsetof(struct seq_item, seq),
+	};
+	struct rcuhash *ht = rcuhash_new(&p);
+
+	rcuhash_insert(ht, &a.node);
+	if (rcuhash_replace(ht, &a.node, &a.node) && (a.seq & QUIESCE_RCUHASH_SEQ_REMOVED))
+		fprintf(stderr, "the node is in the table, marked removed\n");
+}
+
 static void missing_functions(void *arg)
 {
 	struct rcuhash_params p = { .node_offset = 0 };
@@ -494,6 +519,7 @@ int main(void)
 			   "rcuhash_walk_start() on a walk this thread has open: stop it first");
 	check_child_aborts(walk_next_after_stop, NULL,
 			   "rcuhash_walk_next() on a walk that has been stopped");
+	check_child_aborts(replaced_by_itself, NULL, "rcuhash: a node replaced by itself");
 	check_child_aborts(missing_functions, NULL, "key_len is 0 but hash or key_equal is missing");
 	rcu_barrier();
 	printf("rcuhash: all checks passed\n");

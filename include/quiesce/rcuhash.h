@@ -307,7 +307,9 @@ quiesce_rcuhash_replace_match(struct quiesce_rcuhash *ht, struct quiesce_rcuhash
 /*
  * Puts node in old's place, in one store; returns false, changing nothing,
  * if old is not in the table (removed or replaced already).  The two keys
- * must hash the same (the call aborts with a message otherwise).
+ * must hash the same, and node must not be old (the call aborts with a
+ * message otherwise; so do insert_or_replace() and replace_match() given a
+ * node that is in the table).
  */
 QUIESCE_API bool quiesce_rcuhash_replace(struct quiesce_rcuhash *ht,
 					 struct quiesce_rcuhash_node *old,

@@ -573,6 +573,13 @@ static struct quiesce_rcuhash_node *swap_at(struct quiesce_rcuhash *ht,
 {
 	struct quiesce_rcuhash_node *old = QUIESCE_LOAD(link);
 
+	/*
+	 * node is in the table already: "replaced", it would stay there marked
+	 * removed (QUIESCE_RCUHASH_SEQ_REMOVED, cds_lfht_is_node_deleted()).
+	 */
+	if (QUIESCE_UNLIKELY(old == node))
+		quiesce_die("rcuhash: a node replaced by itself (insert_or_replace(), "
+			    "replace_match() or replace() of a node that is in the table)");
 	/* Before node is published: readers order it as old. */
 	seq_retire(ht, old, node);
 	QUIESCE_STORE(&node->next, QUIESCE_LOAD(&old->next));
