@@ -20,6 +20,9 @@
  *    rcu_sync.c, percpu_count.c) come after every one below: defer.c's
  *    prepare handler before call_rcu.c's locks are taken, rcu_sync.c's
  *    child handler after call_rcu.c's has emptied the child's queues.
+ *    A first use in a program's constructor may come before the
+ *    constructors below: defer.c and rcu_sync.c then register the others'
+ *    first, in this order (rcu/fork_handlers.h).
  *  - LIB_THREAD before the program runs: it reads the CPU set the process
  *    was started with, before the program pins anything (lib_thread.c).
  *  - STATS_AND_CALL_RCU registers the QUIESCE_STATS exit handler before

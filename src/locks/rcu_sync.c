@@ -47,6 +47,7 @@
 #include "rcu/cb_domain.h"
 #include "common/diag.h"
 #include "common/futex.h"
+#include "rcu/fork_handlers.h"
 #include "rcu/gp_barrier.h"
 #include "locks/rcu_sync.h"
 
@@ -81,14 +82,16 @@ static void reopening_parent_after_fork(void)
 }
 
 /*
- * Runs after call_rcu's own child handler (registered by a constructor,
- * so earlier, init_order.h: child handlers run in registration order),
- * which has emptied the child's queues.  A gate whose lock another thread
- * of the parent held at fork() stays locked in the child, where that
- * thread does not exist: its callback would block the child's callback
- * thread, and every callback behind it, for good.  Such a gate is unusable
- * in the child anyway; its callback is left out.  The gate is not the forking thread's: rcu_sync
- * never forks while it holds a gate's lock.
+ * Runs after call_rcu's own child handler (registered earlier, by its
+ * constructor or by register_fork_handlers(), init_order.h: child handlers
+ * run in registration order), which has emptied the child's queues, and
+ * after the registries', which expect no thread but the forking one.  A
+ * gate whose lock another thread of the parent held at fork() stays
+ * locked in the child, where that thread does not exist: its callback
+ * would block the child's callback thread, and every callback behind it,
+ * for good.  Such a gate is unusable in the child anyway; its callback is
+ * left out.  The gate is not the forking thread's: rcu_sync never forks
+ * while it holds a gate's lock.
  */
 static void reopening_child_after_fork(void)
 {
@@ -112,6 +115,8 @@ static void reopening_child_after_fork(void)
 
 static void register_fork_handlers(void)
 {
+	/* After the library's others, even when a program's constructor gets here first. */
+	quiesce_fork_handlers_in_order();
 	pthread_atfork(reopening_prepare_fork, reopening_parent_after_fork,
 		       reopening_child_after_fork);
 }

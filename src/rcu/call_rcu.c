@@ -30,6 +30,7 @@
 #include "common/init_order.h"
 #include "common/thread_exit.h"
 #include "rcu/cb_worker.h"
+#include "rcu/fork_handlers.h"
 #include "rcu/stats_at_exit.h"
 
 struct cb_thread {
@@ -255,8 +256,20 @@ static void cb_child_after_fork(void)
 	quiesce_cb_domains_child_after_fork();
 }
 
-QUIESCE_CONSTRUCTOR(STATS_AND_CALL_RCU) static void call_rcu_init(void)
+static pthread_once_t fork_handlers_registered = PTHREAD_ONCE_INIT;
+
+static void register_fork_handlers(void)
 {
 	pthread_atfork(cb_prepare_fork, cb_parent_after_fork, cb_child_after_fork);
+}
+
+void quiesce_call_rcu_fork_handlers(void)
+{
+	pthread_once(&fork_handlers_registered, register_fork_handlers);
+}
+
+QUIESCE_CONSTRUCTOR(STATS_AND_CALL_RCU) static void call_rcu_init(void)
+{
+	quiesce_call_rcu_fork_handlers();
 	quiesce_stats_at_exit_init();
 }

@@ -37,6 +37,7 @@
 #include "common/diag.h"
 #include "common/init_order.h"
 #include "rcu/cb_domain.h"
+#include "rcu/fork_handlers.h"
 #include "rcu/gp_engine.h"
 #include "rcu/qsbr.h"
 #include "rcu/rcu_mb.h"
@@ -210,7 +211,19 @@ static void workers_child_after_fork(void)
 	pthread_mutex_unlock(&workers_lock);
 }
 
-QUIESCE_CONSTRUCTOR(CB_WORKER) static void cb_worker_init(void)
+static pthread_once_t fork_handlers_registered = PTHREAD_ONCE_INIT;
+
+static void register_fork_handlers(void)
 {
 	pthread_atfork(workers_prepare_fork, workers_parent_after_fork, workers_child_after_fork);
+}
+
+void quiesce_cb_workers_fork_handlers(void)
+{
+	pthread_once(&fork_handlers_registered, register_fork_handlers);
+}
+
+QUIESCE_CONSTRUCTOR(CB_WORKER) static void cb_worker_init(void)
+{
+	quiesce_cb_workers_fork_handlers();
 }

@@ -66,7 +66,9 @@
  * partial are not run, as liburcu's queues; the flusher is not stopped.
  *
  * fork(): the atfork handlers are registered at first use, after those of
- * call_rcu.c (init_order.h), so that ours run first in the parent (before call_rcu's take
+ * call_rcu.c (init_order.h; first_use() registers the library's others
+ * first when a program's constructor comes before them), so that ours run
+ * first in the parent (before call_rcu's take
  * the domains' locks that a flusher in call_rcu() under registry_lock may
  * need) and last in the child.  The child keeps the forking thread on the
  * list with empty slots (its blocks are freed unrun: they run in the
@@ -89,6 +91,7 @@
 #include "common/lib_thread.h"
 #include "common/thread_exit.h"
 #include "rcu/defer.h"
+#include "rcu/fork_handlers.h"
 
 /* A block is a 32-byte header and 254 entries: 4 KiB on 64-bit. */
 #define BLOCK_ENTRIES 254
@@ -419,7 +422,8 @@ static void first_use(void)
 {
 	if (pthread_key_create(&exit_key, defer_thread_exit))
 		quiesce_die("pthread_key_create failed: cannot track thread exits");
-	/* After call_rcu.c's constructor registered its handlers (see the top). */
+	/* After the library's others, even when a program's constructor gets here first. */
+	quiesce_fork_handlers_in_order();
 	pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
 }
 

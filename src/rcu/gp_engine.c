@@ -100,6 +100,7 @@
 #include "common/diag.h"
 #include "common/futex.h"
 #include "common/init_order.h"
+#include "rcu/fork_handlers.h"
 #include "rcu/gp_barrier.h"
 #include "rcu/gp_seq.h"
 #include "rcu/stall.h"
@@ -663,13 +664,26 @@ QUIESCE_CONSTRUCTOR(GP_ENGINE) static void gp_engine_init(void)
 	set_up_engine();
 }
 
+static pthread_once_t fork_handlers_registered = PTHREAD_ONCE_INIT;
+
+static void register_fork_handlers(void)
+{
+	pthread_atfork(gp_prepare_fork, gp_parent_after_fork, gp_child_after_fork);
+}
+
 /*
  * Registered before the library's other fork handlers (init_order.h), so
  * that this prepare handler runs after theirs:
  * the list's lock is the last the forking thread takes, and whoever holds
- * it waits for nothing.
+ * it waits for nothing.  By the constructor below, or earlier by a part
+ * that registers its own on first use (fork_handlers.h).
  */
+void quiesce_gp_fork_handlers(void)
+{
+	pthread_once(&fork_handlers_registered, register_fork_handlers);
+}
+
 QUIESCE_CONSTRUCTOR(GP_ENGINE_FORK) static void gp_engine_fork_handlers(void)
 {
-	pthread_atfork(gp_prepare_fork, gp_parent_after_fork, gp_child_after_fork);
+	quiesce_gp_fork_handlers();
 }

@@ -26,6 +26,7 @@
 #include "common/diag.h"
 #include "common/init_order.h"
 #include "common/thread_exit.h"
+#include "rcu/fork_handlers.h"
 
 __thread struct quiesce_qsbr_reader quiesce_qsbr_reader_self
 	__attribute__((tls_model("initial-exec"))) = { .ctr = QUIESCE_QSBR_UNREGISTERED };
@@ -156,8 +157,20 @@ static void registry_child_after_fork(void)
 	pthread_mutex_unlock(&quiesce_qsbr_registry_lock);
 }
 
-QUIESCE_CONSTRUCTOR(QSBR_REGISTRY) static void qsbr_registry_init(void)
+static pthread_once_t fork_handlers_registered = PTHREAD_ONCE_INIT;
+
+static void register_fork_handlers(void)
 {
 	pthread_atfork(registry_prepare_fork, registry_parent_after_fork,
 		       registry_child_after_fork);
+}
+
+void quiesce_qsbr_registry_fork_handlers(void)
+{
+	pthread_once(&fork_handlers_registered, register_fork_handlers);
+}
+
+QUIESCE_CONSTRUCTOR(QSBR_REGISTRY) static void qsbr_registry_init(void)
+{
+	quiesce_qsbr_registry_fork_handlers();
 }

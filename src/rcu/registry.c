@@ -51,6 +51,7 @@
 #include "common/diag.h"
 #include "common/init_order.h"
 #include "common/thread_exit.h"
+#include "rcu/fork_handlers.h"
 #include "rcu/srcu.h"
 
 __thread struct quiesce_rcu_reader quiesce_rcu_reader_self
@@ -312,8 +313,20 @@ static void registry_child_after_fork(void)
 	pthread_mutex_unlock(&quiesce_registry_lock);
 }
 
-QUIESCE_CONSTRUCTOR(REGISTRY) static void registry_init(void)
+static pthread_once_t fork_handlers_registered = PTHREAD_ONCE_INIT;
+
+static void register_fork_handlers(void)
 {
 	pthread_atfork(registry_prepare_fork, registry_parent_after_fork,
 		       registry_child_after_fork);
+}
+
+void quiesce_registry_fork_handlers(void)
+{
+	pthread_once(&fork_handlers_registered, register_fork_handlers);
+}
+
+QUIESCE_CONSTRUCTOR(REGISTRY) static void registry_init(void)
+{
+	quiesce_registry_fork_handlers();
 }

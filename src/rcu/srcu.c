@@ -138,6 +138,7 @@
 #include "common/diag.h"
 #include "common/init_order.h"
 #include "rcu/cb_domain.h"
+#include "rcu/fork_handlers.h"
 #include "rcu/gp_barrier.h"
 #include "rcu/gp_engine.h"
 #include "rcu/gp_seq.h"
@@ -782,7 +783,19 @@ static void setup_after_fork(void)
 	pthread_mutex_unlock(&setup_lock);
 }
 
-QUIESCE_CONSTRUCTOR(SRCU) static void srcu_init(void)
+static pthread_once_t fork_handlers_registered = PTHREAD_ONCE_INIT;
+
+static void register_fork_handlers(void)
 {
 	pthread_atfork(setup_prepare_fork, setup_after_fork, setup_after_fork);
+}
+
+void quiesce_srcu_fork_handlers(void)
+{
+	pthread_once(&fork_handlers_registered, register_fork_handlers);
+}
+
+QUIESCE_CONSTRUCTOR(SRCU) static void srcu_init(void)
+{
+	quiesce_srcu_fork_handlers();
 }
