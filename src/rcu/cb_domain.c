@@ -137,6 +137,7 @@
 #include "common/futex.h"
 #include "common/lib_thread.h"
 #include "common/thread_exit.h"
+#include "rcu/stats_at_exit.h"
 
 /* How long callbacks gather before a normal grace period (see the top). */
 #define GATHER_NS 1000000u
@@ -504,6 +505,8 @@ static void run_at_exit(void);
 
 static void register_exit_handler(void)
 {
+	/* The stats' first, so that they are printed after this has run (init_order.h). */
+	quiesce_stats_at_exit_init();
 	/* Registered once: a child of fork() inherits it. */
 	atexit(run_at_exit);
 }

@@ -2,11 +2,13 @@
  * stats_at_exit.c - QUIESCE_STATS=1 prints the library's counters on stderr
  * at exit.
  *
- * Registered before main(), so it runs after every exit handler registered
- * later, the callback thread's final rcu_barrier() among them.  The
+ * Registered before main(), or by the first callback thread's start if a
+ * program's constructor comes first (cb_domain.c), so it runs after every
+ * exit handler registered later, the callback threads' among them.  The
  * variable is read at exit, so a program may set it while it runs.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -45,7 +47,14 @@ static void print_stats(void)
 	quiesce_cancel_restore(cancel);
 }
 
-void quiesce_stats_at_exit_init(void)
+static pthread_once_t printer_registered = PTHREAD_ONCE_INIT;
+
+static void register_printer(void)
 {
 	atexit(print_stats);
+}
+
+void quiesce_stats_at_exit_init(void)
+{
+	pthread_once(&printer_registered, register_printer);
 }

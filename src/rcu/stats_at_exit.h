@@ -3,8 +3,9 @@
 #define QUIESCE_STATS_AT_EXIT_H
 
 /*
- * Registers the printer; called once at start-up (by call_rcu.c, which
- * every program that uses RCU links, static or shared).
+ * Registers the printer, once: at start-up (by call_rcu.c, which every
+ * program that uses RCU links, static or shared), or before the callback
+ * threads' exit handler when that comes first (cb_domain.c).
  */
 void quiesce_stats_at_exit_init(void);
 
