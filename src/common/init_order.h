@@ -6,12 +6,10 @@
  * after the program's own (C++ globals among them), which may already use
  * the library.  So every constructor of the library has a priority, below:
  * they run in this order, ahead of every constructor of the program that
- * has none, as they do when the library is a shared object.  A program's
- * constructor given a priority of its own may still run first: what grace
- * periods, knobs and per-CPU counters need is set up on first use as well
- * (gp_engine.c, gp_barrier.c, percpu_count.c), but one that also closes
- * a per-CPU semaphore's gate or calls defer_rcu() registers those parts'
- * fork handlers before call_rcu.c's, against the order below.
+ * has none, as they do when the library is a shared object.  What a
+ * program's constructor given a priority of its own may still precede is
+ * set up on first use as well (gp_engine.c, gp_barrier.c, percpu_count.c,
+ * stall.c), and the fork handlers keep their order (below).
  *
  * Why the order.  pthread_atfork() runs the prepare handlers in the reverse
  * order of their registration, the child's in that order:

@@ -8,6 +8,7 @@
 #include "rcu/stall.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,18 +26,42 @@
 #define MAX_STALL_TIMEOUT_NS (UINT64_MAX / 4)
 
 static uint64_t stall_timeout_ms = DEFAULT_STALL_TIMEOUT_MS;
+static pthread_once_t environment_read = PTHREAD_ONCE_INIT;
 static quiesce_rcu_stall_handler_fn stall_handler;
 static uint64_t stall_count;
 
+/*
+ * QUIESCE_STALL_TIMEOUT_MS, from the constructor below or on first use,
+ * whichever comes first: a constructor of the program may run before the
+ * library's (init_order.h) and set the timeout, which the environment must
+ * not then overwrite.
+ */
+static void read_environment(void)
+{
+	uint64_t ms;
+
+	if (quiesce_env_u64("QUIESCE_STALL_TIMEOUT_MS", &ms))
+		QUIESCE_STORE(&stall_timeout_ms, ms ? ms : DEFAULT_STALL_TIMEOUT_MS);
+}
+
+static void set_up_timeout(void)
+{
+	pthread_once(&environment_read, read_environment);
+}
+
 uint64_t quiesce_stall_timeout_ns(void)
 {
-	uint64_t ms = QUIESCE_LOAD(&stall_timeout_ms);
+	uint64_t ms;
+
+	set_up_timeout();
+	ms = QUIESCE_LOAD(&stall_timeout_ms);
 
 	return ms > MAX_STALL_TIMEOUT_NS / 1000000u ? MAX_STALL_TIMEOUT_NS : ms * 1000000u;
 }
 
 void quiesce_rcu_set_stall_timeout_ms(uint64_t ms)
 {
+	set_up_timeout();
 	QUIESCE_STORE(&stall_timeout_ms, ms ? ms : DEFAULT_STALL_TIMEOUT_MS);
 }
 
@@ -144,8 +169,5 @@ uint64_t quiesce_stall_warnings(void)
 
 QUIESCE_CONSTRUCTOR(STALL) static void stall_init(void)
 {
-	uint64_t ms;
-
-	if (quiesce_env_u64("QUIESCE_STALL_TIMEOUT_MS", &ms))
-		quiesce_rcu_set_stall_timeout_ms(ms);
+	set_up_timeout();
 }
