@@ -9,7 +9,7 @@
  * has none, as they do when the library is a shared object.  What a
  * program's constructor given a priority of its own may still precede is
  * set up on first use as well (gp_engine.c, gp_barrier.c, percpu_count.c,
- * stall.c), and the fork handlers keep their order (below).
+ * stall.c, lib_thread.c), and the fork handlers keep their order (below).
  *
  * Why the order.  pthread_atfork() runs the prepare handlers in the reverse
  * order of their registration, the child's in that order:

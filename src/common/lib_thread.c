@@ -12,7 +12,9 @@
  *   CPU for good, where it takes its time from that worker (and from no
  *   other CPU, however idle).  So the thread gets the CPU set the process
  *   had when the library was loaded (before the program pinned anything,
- *   in the common case), read by a constructor.  A process started under
+ *   in the common case), read by a constructor, or on first use when a
+ *   constructor of the program comes first (init_order.h), before it may
+ *   pin itself.  A process started under
  *   `taskset` keeps its threads inside its set.  If that set cannot be read,
  *   or the kernel no longer accepts it (a cpuset changed since), the thread
  *   inherits its creator's set, as any thread would.
@@ -31,11 +33,17 @@
 #include "common/init_order.h"
 
 static cpu_set_t load_cpus;
-static bool load_cpus_known;	/* written by the constructor only */
+static bool load_cpus_known;	/* written once, by read_load_cpus() */
+static pthread_once_t load_cpus_read = PTHREAD_ONCE_INIT;
+
+static void read_load_cpus(void)
+{
+	load_cpus_known = sched_getaffinity(0, sizeof(load_cpus), &load_cpus) == 0;
+}
 
 QUIESCE_CONSTRUCTOR(LIB_THREAD) static void lib_thread_init(void)
 {
-	load_cpus_known = sched_getaffinity(0, sizeof(load_cpus), &load_cpus) == 0;
+	pthread_once(&load_cpus_read, read_load_cpus);
 }
 
 /*
@@ -66,6 +74,7 @@ pthread_t quiesce_lib_thread_start(void *(*fn)(void *), void *arg, bool detached
 	cpu_set_t one;
 	int err = EINVAL;
 
+	pthread_once(&load_cpus_read, read_load_cpus);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	if (cpu >= 0 && cpu < CPU_SETSIZE) {
