@@ -112,16 +112,16 @@
  * Exit and fork: every domain that was ever used is on a list.  At exit()
  * each domain's pending callbacks get to run (within a bound), then its
  * thread stops, so that no callback runs while the rest of exit() tears
- * the process down.  Around fork() every domain's locks are held, so that
- * the child never copies them in mid-update; the child has no callback
- * thread and drops the parent's batches (they run in the parent), the
- * forking thread keeps its counting slots, emptied (the counts were of the
- * parent's callbacks), and a grace period that start_poll asked for is
- * still asked for: the child's first poll of it starts a thread
- * (quiesce_cb_domain_poll()).  A callback must not fork(): its child, a
- * copy of the callback thread without the batches it was running, dies
- * with a message as soon as the callback returns there (one that execs
- * first is not affected).
+ * the process down; the list's lock is not held meanwhile (run_at_exit()).
+ * Around fork() every domain's locks are held, so that the child never
+ * copies them in mid-update; the child has no callback thread and drops
+ * the parent's batches (they run in the parent), the forking thread keeps
+ * its counting slots, emptied (the counts were of the parent's callbacks),
+ * and a grace period that start_poll asked for is still asked for: the
+ * child's first poll of it starts a thread (quiesce_cb_domain_poll()).  A
+ * callback must not fork(): its child, a copy of the callback thread
+ * without the batches it was running, dies with a message as soon as the
+ * callback returns there (one that execs first is not affected).
  */
 #include "rcu/cb_domain.h"
 
@@ -157,6 +157,8 @@ static __thread struct quiesce_cb_domain *forked_in_callback
 /* The domains ever used, for exit and fork: under domains_lock. */
 static pthread_mutex_t domains_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct quiesce_cb_domain *domains;
+/* exit() is done with a domain (exit_stopping cleared): destroy() may unlink it. */
+static pthread_cond_t exit_stopped = PTHREAD_COND_INITIALIZER;
 static pthread_once_t exit_handler_once = PTHREAD_ONCE_INIT;
 
 bool quiesce_cb_on_worker(void)
@@ -1056,6 +1058,9 @@ void quiesce_cb_domain_destroy(struct quiesce_cb_domain *cbd)
 	 */
 	forget_counts(cbd);
 	pthread_mutex_lock(&domains_lock);
+	/* Woken by run_at_exit(), once its stop of this domain has returned. */
+	while (cbd->exit_stopping)
+		pthread_cond_wait(&exit_stopped, &domains_lock);
 	for (struct quiesce_cb_domain **p = &domains; *p; p = &(*p)->next_listed) {
 		if (*p == cbd) {
 			*p = cbd->next_listed;
@@ -1097,20 +1102,34 @@ static void stop_at_exit(struct quiesce_cb_domain *cbd, bool may_wait)
 	pthread_mutex_unlock(&cbd->start_lock);
 }
 
+/*
+ * Each domain is stopped without domains_lock, which a callback still
+ * running may need (its first call to a domain not yet listed, or a
+ * worker's creation), and which the stop would otherwise wait for until
+ * its deadline; exit_stopping keeps destroy() from unlinking the domain
+ * meanwhile.  Domains listed meanwhile, at the head, are not stopped.
+ */
 static void run_at_exit(void)
 {
 	bool may_wait = !on_worker && !quiesce_rcu_read_ongoing();
+	struct quiesce_cb_domain *cbd;
 
 	pthread_mutex_lock(&domains_lock);
-	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed)
+	for (cbd = domains; cbd; cbd = cbd->next_listed) {
+		cbd->exit_stopping = true;
+		pthread_mutex_unlock(&domains_lock);
 		stop_at_exit(cbd, may_wait && !caller_holds_gp(cbd));
+		pthread_mutex_lock(&domains_lock);
+		cbd->exit_stopping = false;
+		pthread_cond_broadcast(&exit_stopped);
+	}
 	pthread_mutex_unlock(&domains_lock);
 }
 
 /*
  * fork(): the list, then each domain's start_lock and lock, in list order,
- * then the counters' list (a callback thread that exit() joins under
- * domains_lock takes it); the enqueue side (call_rcu.c) takes its own lock
+ * then the counters' list (a callback thread that exit() or a stop joins
+ * takes it as it ends); the enqueue side (call_rcu.c) takes its own lock
  * after these.  The counters' own locks are not held: in the child only the
  * forking thread's counter remains, and it held none.
  */
@@ -1150,9 +1169,11 @@ void quiesce_cb_domains_child_after_fork(void)
 		list_add_tail(&self->link, &counters);
 	}
 	pthread_mutex_unlock(&counters_lock);
+	pthread_cond_init(&exit_stopped, NULL);
 	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed) {
 		/* Waiters of the parent's have no thread here, nor a stop under way. */
 		init_progress_cond(cbd);
+		cbd->exit_stopping = false;
 		if (cbd->state != QUIESCE_CB_WORKER_GONE)
 			cbd->state = QUIESCE_CB_WORKER_ABSENT;
 		cbd->stop_requested = false;

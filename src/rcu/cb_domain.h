@@ -127,6 +127,7 @@ struct quiesce_cb_domain {
 	bool stop_requested;
 	int gathering;				/* futex: the worker lets callbacks gather */
 	bool listed;				/* on the list of domains, for exit and fork */
+	bool exit_stopping;			/* exit() stops it now: domains_lock */
 	struct quiesce_cb_domain *next_listed;
 
 	/*
