@@ -3,6 +3,7 @@
 #include <quiesce/percpu_rwsem.h>
 #include <quiesce/rcu.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -449,6 +450,37 @@ int check_allowed_cpus(void)
 
 	CHECK(sched_getaffinity(0, sizeof(set), &set) == 0, "sched_getaffinity");
 	return CPU_COUNT(&set);
+}
+
+int check_each_lib_thread(void (*visit)(const char *tid, const char *name, void *arg),
+			  void *arg)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int found = 0;
+
+	CHECK(d, "cannot list /proc/self/task");
+	while ((e = readdir(d)) != NULL) {
+		char path[300], name[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;	/* the thread has exited */
+		if (!fgets(name, sizeof(name), f))
+			name[0] = '\0';
+		fclose(f);
+		if (strncmp(name, "quiesce-", 8) != 0)
+			continue;
+		name[strcspn(name, "\n")] = '\0';
+		visit(e->d_name, name, arg);
+		found++;
+	}
+	closedir(d);
+	return found;
 }
 
 bool check_under_valgrind(void)

@@ -99,6 +99,13 @@ int check_allowed_cpus(void);
 /* Whether the test runs under valgrind (its preload library is in LD_PRELOAD). */
 bool check_under_valgrind(void);
 
+/*
+ * Calls visit() with the thread id and name of each of the library's own
+ * threads of this process (named "quiesce-..."); returns how many.
+ */
+int check_each_lib_thread(void (*visit)(const char *tid, const char *name, void *arg),
+			  void *arg);
+
 /* Whether per-CPU semaphores initialized now get rseq readers. */
 bool check_percpu_rseq_readers(void);
 

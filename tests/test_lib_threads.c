@@ -10,7 +10,6 @@
  * so the check below does see an inherited set.  On a process with one
  * allowed CPU there is nothing to tell apart, and the test says so.
  */
-#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -71,41 +70,17 @@ static bool all_signals_blocked(const char *tid)
 	return all;
 }
 
-/* Checks every "quiesce-" thread of the process; returns how many. */
-static int check_lib_threads(const cpu_set_t *start)
+/* A library thread runs on the start set and blocks the process's signals. */
+static void check_lib_thread(const char *tid, const char *name, void *start)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int found = 0;
+	cpu_set_t cpus;
 
-	CHECK(d, "cannot list /proc/self/task");
-	while ((e = readdir(d)) != NULL) {
-		char path[300], comm[32] = "";
-		cpu_set_t cpus;
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;	/* the thread has exited */
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = '\0';
-		fclose(f);
-		if (strncmp(comm, "quiesce-", 8) != 0)
-			continue;
-		comm[strcspn(comm, "\n")] = '\0';
-		CHECK(sched_getaffinity(atoi(e->d_name), sizeof(cpus), &cpus) == 0,
-		      "sched_getaffinity(%s)", comm);
-		CHECK(CPU_EQUAL(&cpus, start),
-		      "%s runs on %d CPUs, not the process's %d: it inherited its starter's set",
-		      comm, CPU_COUNT(&cpus), CPU_COUNT(start));
-		CHECK(all_signals_blocked(e->d_name), "%s does not block the process's signals", comm);
-		found++;
-	}
-	closedir(d);
-	return found;
+	CHECK(sched_getaffinity(atoi(tid), sizeof(cpus), &cpus) == 0, "sched_getaffinity(%s)",
+	      name);
+	CHECK(CPU_EQUAL(&cpus, (cpu_set_t *)start),
+	      "%s runs on %d CPUs, not the process's %d: it inherited its starter's set", name,
+	      CPU_COUNT(&cpus), CPU_COUNT((cpu_set_t *)start));
+	CHECK(all_signals_blocked(tid), "%s does not block the process's signals", name);
 }
 
 int main(void)
@@ -133,7 +108,7 @@ int main(void)
 	call_rcu(&head, nothing);
 	quiesce_call_rcu_mb(&mb_head, nothing);
 	quiesce_defer_rcu(nothing_deferred, NULL);
-	found = check_lib_threads(&start);
+	found = check_each_lib_thread(check_lib_thread, &start);
 	CHECK(found >= 3, "found %d library threads, expected the callback threads and "
 	      "the flusher", found);
 	quiesce_defer_barrier();

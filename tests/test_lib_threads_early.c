@@ -8,7 +8,6 @@
  * constructor would read afterwards: every "quiesce-" thread, the ones
  * started in main() included, must have the set the process started with.
  */
-#include <dirent.h>
 #include <sched.h>
 #include <string.h>
 
@@ -49,40 +48,17 @@ __attribute__((constructor(101))) static void use_then_pin(void)
 	pinned = true;
 }
 
-/* Every "quiesce-" thread's CPU set is the start set; returns how many there are. */
-static int check_lib_threads(void)
+/* A library thread runs on the start set. */
+static void check_lib_thread(const char *tid, const char *name, void *arg)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int found = 0;
+	cpu_set_t cpus;
 
-	CHECK(d, "cannot list /proc/self/task");
-	while ((e = readdir(d)) != NULL) {
-		char path[300], comm[32] = "";
-		cpu_set_t cpus;
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;	/* the thread has exited */
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = '\0';
-		fclose(f);
-		if (strncmp(comm, "quiesce-", 8) != 0)
-			continue;
-		comm[strcspn(comm, "\n")] = '\0';
-		CHECK(sched_getaffinity(atoi(e->d_name), sizeof(cpus), &cpus) == 0,
-		      "sched_getaffinity(%s)", comm);
-		CHECK(CPU_EQUAL(&cpus, &start),
-		      "%s runs on %d CPUs, not the process's %d: the set was read after the "
-		      "program pinned itself", comm, CPU_COUNT(&cpus), CPU_COUNT(&start));
-		found++;
-	}
-	closedir(d);
-	return found;
+	(void)arg;
+	CHECK(sched_getaffinity(atoi(tid), sizeof(cpus), &cpus) == 0, "sched_getaffinity(%s)",
+	      name);
+	CHECK(CPU_EQUAL(&cpus, &start),
+	      "%s runs on %d CPUs, not the process's %d: the set was read after the program "
+	      "pinned itself", name, CPU_COUNT(&cpus), CPU_COUNT(&start));
 }
 
 int main(void)
@@ -95,7 +71,7 @@ int main(void)
 	}
 	quiesce_call_rcu_mb(&mb_head, nothing);
 	quiesce_defer_rcu(nothing_deferred, NULL);
-	found = check_lib_threads();
+	found = check_each_lib_thread(check_lib_thread, NULL);
 	CHECK(found >= 3, "found %d library threads, expected the callback threads and "
 	      "the flusher", found);
 	quiesce_defer_barrier();
