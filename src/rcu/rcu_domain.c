@@ -80,18 +80,19 @@
  * Callers that wait.  A registered thread that waits for a grace period
  * (synchronize_rcu(), or any other wait of the engine's in this domain)
  * holds QUIESCE_RCU_WAITING in its counter for the length of the wait
- * (registry.h), stored with release, and on its way out stores 0, then
- * fences.  The poll fences before each scan and counts a thread it sees
- * waiting as seen past the flip, so that a grace period needs no barrier
- * for the threads asleep in a wait, woken or not.  Why that suffices, for
- * a thread W seen waiting:
+ * (registry.h), stored with release.  On its way out it stores a second
+ * mark, QUIESCE_RCU_LEAVING_WAIT, fences, and only then stores 0.  The
+ * poll fences before each scan and counts a thread it sees waiting (the
+ * first mark only) as seen past the flip, so that a grace period needs no
+ * barrier for the threads asleep in a wait, woken or not.  Why that
+ * suffices, for a thread W seen waiting:
  *
  *  - W's sections before the wait ended with release stores, and the mark
  *    followed them with release: the acquire load that reads the mark
  *    synchronizes with it, so those sections happen before the grace
  *    period ends.
  *  - W's later sections follow its fence on the way out, and the scan read
- *    the mark, not the 0 stored before that fence.  Three sequentially
+ *    the mark, not the second mark stored before that fence.  Three sequentially
  *    consistent fences then stand in order: the unlinker's (after its
  *    unlink, before its load of the count still even), the owner's (after
  *    its compare-exchange made the count odd, before the scan), and W's.
@@ -99,12 +100,18 @@
  *    before the next (the count's, then W's counter's), and so W's loads
  *    after its fence see the unlink.  The unlinker may be the owner
  *    itself, whose unlink precedes its own fence.
- *  - A signal handler that enters a section while W waits finds the mark
- *    (depth 0, not 0) and takes rcu_read_lock()'s slow path: it stores the
- *    phase, then fences, before the section's loads (registry.c).  The
- *    same three fences, with the handler's last, show that the section
- *    sees the unlink.  When it ends the counter is 0, and the rest of the
- *    wait goes unmarked, which costs a barrier, never safety.
+ *  - A signal handler that enters a section while W waits, or on its way
+ *    out before its fence, finds one of the marks (depth 0, not 0) and
+ *    takes rcu_read_lock()'s slow path: it stores the phase, then fences,
+ *    before the section's loads (registry.c).  The same three fences, with
+ *    the handler's last, show that the section sees the unlink.  When it
+ *    ends the counter is 0, and the rest of the wait goes unmarked, which
+ *    costs a barrier, never safety.  Hence the second mark: were W to
+ *    store 0 and then fence, a handler that ran between the two would find
+ *    0, take the fast path, and read with no fence of its own after the
+ *    store the scan missed; x86-64's return to user space drains the store
+ *    buffer, but arm64's does not.  After W's fence, a handler's section
+ *    is ordered by that fence, whichever path it takes.
  *
  * No reader, no barrier.  When no thread but the caller is registered, a
  * grace period skips all three steps: the caller is outside any section
@@ -261,13 +268,19 @@ static bool rcu_wait_begins(struct quiesce_gp_domain *d)
 static void rcu_wait_ends(struct quiesce_gp_domain *d)
 {
 	(void)d;
-	/* Over the mark, or over the 0 of a signal handler's section. */
-	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, 0UL);
 	/*
-	 * Before this thread's next section: pairs with the fence before a
-	 * poll's scan that saw the mark ("Callers that wait").
+	 * Over the mark, or over the 0 of a signal handler's section; a scan
+	 * that reads it counts this thread as not seen, and a handler that
+	 * finds it still takes the slow path ("Callers that wait").
+	 */
+	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, QUIESCE_RCU_LEAVING_WAIT);
+	/*
+	 * Before this thread's next section, and before the 0 that lets a
+	 * handler's section take the fast path: pairs with the fence before a
+	 * poll's scan that saw the first mark ("Callers that wait").
 	 */
 	quiesce_fence_store_load();
+	QUIESCE_STORE(&quiesce_rcu_reader_self.ctr, 0UL);
 }
 
 static const struct quiesce_gp_domain_ops rcu_ops = {

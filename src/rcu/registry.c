@@ -241,11 +241,13 @@ void quiesce_registry_use_mb(void)
 
 void quiesce_rcu_read_lock_first_use(void)
 {
-	if (quiesce_rcu_reader_self.ctr == QUIESCE_RCU_WAITING) {
+	unsigned long ctr = quiesce_rcu_reader_self.ctr;
+
+	if (ctr == QUIESCE_RCU_WAITING || ctr == QUIESCE_RCU_LEAVING_WAIT) {
 		/*
 		 * A signal handler's section, in a thread that waits for a
-		 * grace period (rcu_domain.c, "Callers that wait").  Acquire,
-		 * as in rcu_read_lock().
+		 * grace period or is on its way out of the wait (rcu_domain.c,
+		 * "Callers that wait").  Acquire, as in rcu_read_lock().
 		 */
 		QUIESCE_STORE(&quiesce_rcu_reader_self.ctr,
 			      QUIESCE_LOAD_ACQUIRE(&quiesce_rcu_gp_word.ctr));

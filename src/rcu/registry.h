@@ -46,6 +46,13 @@ extern unsigned long quiesce_registry_count;
  * rcu_read_lock() takes its slow path, and not QUIESCE_RCU_UNREGISTERED.
  */
 #define QUIESCE_RCU_WAITING QUIESCE_RCU_PHASE_ONE
+/*
+ * The counter of such a thread on its way out of the wait, until its fence
+ * (rcu_domain.c, "Callers that wait"): depth 0 and not 0, as the mark, so
+ * that a signal handler's section still takes the slow path; a scan that
+ * reads it counts the thread as not seen.
+ */
+#define QUIESCE_RCU_LEAVING_WAIT (2 * QUIESCE_RCU_PHASE_ONE)
 
 /*
  * Whether a reader counter laid out as the default domain's (phase in the
