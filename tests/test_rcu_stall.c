@@ -1,9 +1,9 @@
 /*
  * A reader that holds a section while a grace period waits is reported,
- * not before the threshold, named by thread id and name, and again only at
- * doubling intervals.  The reader holds its section until REPORTS reports
- * have come, however late a loaded machine makes them (CHECK_HANG_MS is
- * the limit): the checks are on what the reports say, never on how soon
+ * not before the threshold, named by thread id, thread name and kind of
+ * domain (the mb domain's too), and again only at doubling intervals.  The
+ * reader holds its section until REPORTS reports have come, however late a
+ * loaded machine makes them (CHECK_HANG_MS is the limit): the checks are on what the reports say, never on how soon
  * they come.  On the kernel backends (membarrier, mprotect), a barrier call
  * slower than the threshold (made slow by a test hook) is reported once it
  * returns, as the barrier phase's, for the kernel; such reports from a
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <quiesce/rcu.h>
+#include <quiesce/rcu_mb.h>
 
 #include "check.h"
 #include "rcu/gp_barrier.h"
@@ -26,7 +27,7 @@
 
 static atomic_int reports, barrier_reports, stalled_tid;
 static uint64_t first_report_ms, report_waits[16];
-static char stalled_name[16];
+static char stalled_name[16], stalled_domain[16];
 static atomic_int reader_ready;
 
 static void on_stall(const struct quiesce_rcu_stall *stall)
@@ -45,6 +46,8 @@ static void on_stall(const struct quiesce_rcu_stall *stall)
 		first_report_ms = stall->waited_ms;
 		atomic_store(&stalled_tid, stall->tid);
 		snprintf(stalled_name, sizeof(stalled_name), "%s", stall->thread_name);
+		snprintf(stalled_domain, sizeof(stalled_domain), "%s",
+			 stall->domain ? stall->domain : "(null)");
 	}
 }
 
@@ -73,6 +76,18 @@ static void *stuck_reader(void *arg)
 	atomic_store(&reader_ready, 1);
 	check_wait_until(warned_enough, NULL, "the stalled grace period was never reported");
 	rcu_read_unlock();
+	return NULL;
+}
+
+/* The same in the mb domain, whose reports name that domain. */
+static void *stuck_mb_reader(void *arg)
+{
+	pthread_setname_np(pthread_self(), "stuck-mb-reader");
+	*(int *)arg = (int)syscall(SYS_gettid);
+	rcu_mb_read_lock();
+	atomic_store(&reader_ready, 1);
+	check_wait_until(warned_enough, NULL, "the stalled mb grace period was never reported");
+	rcu_mb_read_unlock();
 	return NULL;
 }
 
@@ -127,25 +142,35 @@ static void slow_kernel_barrier(void)
 	      "the report does not name the call: %s", barrier_detail);
 }
 
-/* Starts the stuck reader, which leaves after n reports. */
-static void start_stuck_reader(pthread_t *t, int *tid, unsigned n)
+/* Starts a stuck reader, which leaves after n reports. */
+static void start_reader(void *(*reader)(void *), pthread_t *t, int *tid, unsigned n)
 {
 	warnings_before = stall_warnings();
 	warnings_wanted = n;
 	atomic_store(&reader_ready, 0);
-	pthread_create(t, NULL, stuck_reader, tid);
+	pthread_create(t, NULL, reader, tid);
 }
 
+static void start_stuck_reader(pthread_t *t, int *tid, unsigned n)
+{
+	start_reader(stuck_reader, t, tid, n);
+}
+
+/* arg: whether the reader and the grace period are the mb domain's. */
 static void default_printer(void *arg)
 {
+	bool mb = arg != NULL;
 	pthread_t t;
 	int tid;
 
 	quiesce_rcu_set_stall_timeout_ms(200);
-	start_stuck_reader(&t, &tid, 1);
+	start_reader(mb ? stuck_mb_reader : stuck_reader, &t, &tid, 1);
 	while (!atomic_load(&reader_ready))
 		check_sleep_us(100);
-	synchronize_rcu();
+	if (mb)
+		synchronize_rcu_mb();
+	else
+		synchronize_rcu();
 	pthread_join(t, NULL);
 }
 
@@ -177,6 +202,7 @@ int main(void)
 	CHECK(atomic_load(&stalled_tid) == tid, "report names tid %d, reader is %d",
 	      atomic_load(&stalled_tid), tid);
 	CHECK(!strcmp(stalled_name, "stuck-reader"), "report names \"%s\"", stalled_name);
+	CHECK(!strcmp(stalled_domain, "RCU"), "report names the domain \"%s\"", stalled_domain);
 	/*
 	 * Doubling intervals: report i comes at least THRESHOLD_MS << i after
 	 * report i - 1 (the interval counts from when that one was made, so a
@@ -197,8 +223,12 @@ int main(void)
 		slow_kernel_barrier();
 	status = check_run_child(default_printer, NULL, err, sizeof(err));
 	CHECK(status == 0, "child status %#x", status);
-	CHECK(strstr(err, "RCU stall: thread") && strstr(err, "(\"stuck-reader\")"),
+	CHECK(strstr(err, "quiesce: RCU stall: thread") && strstr(err, "(\"stuck-reader\")"),
 	      "the default printer names the thread: %s", err);
+	status = check_run_child(default_printer, (void *)1, err, sizeof(err));
+	CHECK(status == 0, "mb child status %#x", status);
+	CHECK(strstr(err, "quiesce: RCU-mb stall: thread") && strstr(err, "(\"stuck-mb-reader\")"),
+	      "the default printer names the mb domain and the thread: %s", err);
 	printf("rcu stall: all checks passed\n");
 	return 0;
 }

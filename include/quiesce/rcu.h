@@ -357,6 +357,11 @@ struct quiesce_rcu_stall {
 	 * SRCU domain's count): which domain, and how many.  Else NULL.
 	 */
 	const char *detail;
+	/*
+	 * The kind of domain whose grace period waits: "RCU", "RCU-mb",
+	 * "QSBR" or "SRCU".  NULL in the barrier phase, which serves them all.
+	 */
+	const char *domain;
 };
 typedef void (*quiesce_rcu_stall_handler_fn)(const struct quiesce_rcu_stall *stall);
 QUIESCE_API void quiesce_rcu_set_stall_timeout_ms(uint64_t ms);

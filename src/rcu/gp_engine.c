@@ -235,6 +235,7 @@ static void report_stalls(struct quiesce_gp_domain *d, uint64_t waited_ns)
 
 	for (unsigned i = 0; i < n && i < STALL_REPORT_MAX; i++) {
 		stalled[i].waited_ms = waited_ns / 1000000u;
+		stalled[i].domain = d->ops->kind;
 		quiesce_stall_report(&stalled[i]);
 	}
 }

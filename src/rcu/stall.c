@@ -96,9 +96,10 @@ static void print_stall(const struct quiesce_rcu_stall *stall)
 			stall->detail, stall->waited_ms);
 	else if (stall->phase == QUIESCE_RCU_STALL_READER)
 		fprintf(stderr,
-			"quiesce: RCU stall: thread %d (\"%s\") has held a read-side critical "
+			"quiesce: %s stall: thread %d (\"%s\") has held a read-side critical "
 			"section while a grace period waited %" PRIu64 " ms\n",
-			stall->tid, stall->thread_name, stall->waited_ms);
+			stall->domain ? stall->domain : "RCU", stall->tid, stall->thread_name,
+			stall->waited_ms);
 	else if (stall->phase == QUIESCE_RCU_STALL_QSBR_ONLINE)
 		fprintf(stderr,
 			"quiesce: QSBR stall: thread %d (\"%s\") has stayed online without a "
