@@ -276,14 +276,17 @@ static void alloc_per_cpu_locked(struct urcu_flavor_domain *fd)
 
 static int set_cpu_locked(struct urcu_flavor_domain *fd, int cpu, struct call_rcu_data *crdp)
 {
+	/* liburcu's order: a CPU out of range is EINVAL even when the array cannot be had. */
+	long n = fd->per_cpu ? fd->nr_cpus : sysconf(_SC_NPROCESSORS_CONF);
+
+	if (cpu < 0 || cpu >= n) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
 	alloc_per_cpu_locked(fd);
 	if (!fd->per_cpu) {
 		errno = ENOMEM;
 		return -ENOMEM;
-	}
-	if (cpu < 0 || cpu >= fd->nr_cpus) {
-		errno = EINVAL;
-		return -EINVAL;
 	}
 	if (fd->per_cpu[cpu] && crdp) {
 		errno = EEXIST;
