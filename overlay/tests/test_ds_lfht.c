@@ -9,10 +9,12 @@
  * and next_duplicate; add_replace; replace's -EINVAL and -ENOENT; del once
  * and only once; is_node_deleted, and node_init_deleted (0.14); iteration
  * and count_nodes agree; destroy refuses while the table holds nodes; an
- * explicit resize loses nothing; 0.15's allocator takes and gets back
- * every block of the table's memory; a table walked and emptied outside
- * a read-side section, and (qsbr) by a thread that never registered, and
- * inside one (qsbr: online), each node freed inside the walk.
+ * explicit resize loses nothing; a step never returns a node deleted
+ * after the iterator reached it (the next duplicate, the next node);
+ * 0.15's allocator takes and gets back every block of the table's memory;
+ * a table walked and emptied outside a read-side section, and (qsbr) by a
+ * thread that never registered, and inside one (qsbr: online), each node
+ * freed inside the walk.
  *
  * Stress: keys below STABLE are in the table throughout, their nodes
  * replaced by add_replace and replace all the time; the other keys come
@@ -321,6 +323,53 @@ static void contracts(void)
 	rcu_barrier();
 }
 
+/*
+ * A step never returns a node deleted before it, the one right after the
+ * iterator included (liburcu's steps skip nodes marked removed): the walk
+ * a step inside a section goes on from (the link after the iterator's node)
+ * may be a node deleted since.  Nodes of one hash share a chain, so the
+ * node after the iterator's is the next duplicate, and the next node too.
+ */
+static void step_past_deleted(void)
+{
+	struct cds_lfht *ht = cds_lfht_new(1, 1, 0, 0, NULL);
+	struct cds_lfht_iter iter, ahead;
+	struct cds_lfht_node *n;
+	struct cds_lfht_node *gone[2];
+	unsigned long k = 9;
+
+	rcu_read_lock();
+	for (int i = 0; i < 4; i++)
+		cds_lfht_add(ht, hash_key(9), &new_item(9)->node);
+	cds_lfht_lookup(ht, hash_key(9), match, &k, &iter);
+	ahead = iter;
+	cds_lfht_next_duplicate(ht, match, &k, &ahead);
+	gone[0] = cds_lfht_iter_get_node(&ahead);
+	CHECK(gone[0] && cds_lfht_del(ht, gone[0]) == 0, "del of the second duplicate");
+	cds_lfht_next_duplicate(ht, match, &k, &iter);
+	n = cds_lfht_iter_get_node(&iter);
+	CHECK(n && !cds_lfht_is_node_deleted(n),
+	      "next_duplicate returned %s, after the duplicate it reached was deleted",
+	      n ? "that deleted node" : "nothing");
+	cds_lfht_first(ht, &iter);
+	ahead = iter;
+	cds_lfht_next(ht, &ahead);
+	gone[1] = cds_lfht_iter_get_node(&ahead);
+	CHECK(gone[1] && cds_lfht_del(ht, gone[1]) == 0, "del of the node after the first");
+	cds_lfht_next(ht, &iter);
+	n = cds_lfht_iter_get_node(&iter);
+	CHECK(n && !cds_lfht_is_node_deleted(n),
+	      "next() returned %s, after the node it reached was deleted",
+	      n ? "that deleted node" : "nothing");
+	rcu_read_unlock();
+	empty_table(ht);
+	CHECK(cds_lfht_destroy(ht, NULL) == 0, "destroy");
+	synchronize_rcu();
+	free(item_of(gone[0]));
+	free(item_of(gone[1]));
+	rcu_barrier();
+}
+
 /* 0.15's allocator: a counting one (check.h); malloc is liburcu's alone. */
 static struct check_counted counted;
 
@@ -604,6 +653,7 @@ int main(void)
 	own_flavor = rcu_flavor;
 #endif
 	contracts();
+	step_past_deleted();
 	custom_allocator();
 	MAIN_OFFLINE();		/* qsbr: outside a read-side section means offline */
 	teardown_outside_reader();

@@ -153,6 +153,28 @@ static inline const struct quiesce_rcuhash_node *short_way(const struct quiesce_
 	return quiesce_rcu_dereference(after->next);
 }
 
+/*
+ * Where a _seq() form goes on: resume, unless it is a node that has left
+ * the table since resume_point() read it (the caller, or an update that
+ * happened before the call, removed it meanwhile).  A walk from such a
+ * node would meet it first and could return it, and the nodes after it
+ * that left with it, which no walk from the head returns (liburcu's steps
+ * skip removed nodes); from a node still in the table, the walk follows
+ * the chain as it is.  Relaxed, as seq_retire()'s store of the bit (under
+ * the stripe lock, before the unlink): a removal that happened before the
+ * call is ordered before this load by that relation; one concurrent with
+ * it may be missed, as a walk from the head may meet such a node too.
+ */
+static inline const struct quiesce_rcuhash_node *resume_from(const struct quiesce_rcuhash *ht,
+							     const void *resume)
+{
+	const struct quiesce_rcuhash_node *r = resume;
+
+	if (r && rcuhash_is_node(r) && (seq_of(ht, r) & QUIESCE_RCUHASH_SEQ_REMOVED))
+		return NULL;
+	return r;
+}
+
 static inline bool key_above(uint64_t r, uint64_t tie, uint64_t pr, uint64_t ptie)
 {
 	return r > pr || (r == pr && tie > ptie);
@@ -322,7 +344,7 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match_seq(struct quiesce_rcu
 	uint64_t pos_tie = tie_of_seq(ht, after_seq, "rcuhash_lookup_match_seq");
 
 	rcuhash_check_reader(ht, "rcuhash_lookup_match_seq()");
-	return match_from(ht, hash, match, arg, pos_tie, resume);
+	return match_from(ht, hash, match, arg, pos_tie, resume_from(ht, resume));
 }
 
 /*
@@ -379,7 +401,7 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_next_seq(struct quiesce_rcuhash *ht
 	uint64_t pos_tie = tie_of_seq(ht, after_seq, "rcuhash_next_seq");
 
 	rcuhash_check_reader(ht, "rcuhash_next_seq()");
-	return next_from(ht, after_hash, pos_tie, resume);
+	return next_from(ht, after_hash, pos_tie, resume_from(ht, resume));
 }
 
 /*
