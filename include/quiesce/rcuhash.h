@@ -283,7 +283,13 @@ QUIESCE_API void quiesce_rcuhash_walk_stop(struct quiesce_rcuhash_walk *walk);
  */
 typedef bool (*quiesce_rcuhash_match_fn)(const struct quiesce_rcuhash_node *node, const void *arg);
 
-/* Inserts node even if nodes with its key are present. */
+/*
+ * Inserts node even if nodes with its key are present: in a
+ * QUIESCE_RCUHASH_KEY_IS_HASH | QUIESCE_RCUHASH_SEQ table, after the nodes
+ * of its hash (duplicates are met in the order added, as liburcu's
+ * cds_lfht_add() keeps them); the other inserting calls put a node first
+ * among them.
+ */
 QUIESCE_API void quiesce_rcuhash_add(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node);
 
 /*

@@ -6,8 +6,8 @@
  * Contracts: new() refuses sizes that are not powers of two; add_unique
  * inserts once and returns the present node after; two threads that
  * add_unique the same keys win each key exactly once; add (duplicates)
- * and next_duplicate; add_replace; replace's -EINVAL and -ENOENT; del once
- * and only once; is_node_deleted, and node_init_deleted (0.14); iteration
+ * and next_duplicate, met in the order added; add_replace; replace's
+ * -EINVAL and -ENOENT; del once and only once; is_node_deleted, and node_init_deleted (0.14); iteration
  * and count_nodes agree; destroy refuses while the table holds nodes; an
  * explicit resize loses nothing; a step never returns a node deleted
  * after the iterator reached it (the next duplicate, the next node);
@@ -320,6 +320,55 @@ static void contracts(void)
 	free(r1);
 	free(r2);
 	free(wrong);
+	rcu_barrier();
+}
+
+/*
+ * Duplicates that add() put in are met in the order they were added, by
+ * lookup and its next_duplicate() and by iteration, and add_replace() and
+ * add_unique() meet the first of them, as in liburcu (whose add() goes in
+ * after the nodes of its hash); add_unique() and add_replace() that add
+ * go in before them (liburcu's no-duplicates guarantee for iterations).
+ */
+static void duplicates_in_order(void)
+{
+	struct cds_lfht *ht = cds_lfht_new(1, 1, 0, 0, NULL);
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *n;
+	struct item *d[4], *u = new_item(10), *r = new_item(11), *gone;
+	unsigned long k = 11, k10 = 10;
+	unsigned i = 0;
+
+	rcu_read_lock();
+	for (int j = 0; j < 4; j++) {
+		d[j] = new_item(11);
+		cds_lfht_add(ht, hash_key(11), &d[j]->node);
+	}
+	cds_lfht_for_each_duplicate(ht, hash_key(11), match, &k, &iter, n) {
+		CHECK(i < 4 && n == &d[i]->node,
+		      "duplicate %u met is the one added as number %d (liburcu: in the order added)", i,
+		      n == &d[0]->node ? 0 : n == &d[1]->node ? 1 : n == &d[2]->node ? 2 : 3);
+		i++;
+	}
+	CHECK(i == 4, "%u duplicates", i);
+	i = 0;
+	cds_lfht_for_each(ht, &iter, n)
+		CHECK(n == &d[i++]->node, "iteration meets the duplicates in the order added");
+	gone = item_of(cds_lfht_add_replace(ht, hash_key(11), match, &k, &r->node));
+	CHECK(gone == d[0], "add_replace replaced the duplicate added %s, not the first",
+	      gone == d[3] ? "last" : "in the middle");
+	cds_lfht_lookup(ht, hash_key(11), match, &k, &iter);
+	CHECK(cds_lfht_iter_get_node(&iter) == &r->node, "the replacement stands first");
+	CHECK(cds_lfht_add_unique(ht, hash_key(10), match, &k10, &u->node) == &u->node,
+	      "add_unique of 10 beside 11 (the same hash)");
+	cds_lfht_first(ht, &iter);
+	CHECK(cds_lfht_iter_get_node(&iter) == &u->node,
+	      "add_unique goes in first among the nodes of its hash");
+	rcu_read_unlock();
+	empty_table(ht);
+	CHECK(cds_lfht_destroy(ht, NULL) == 0, "destroy");
+	synchronize_rcu();
+	free(gone);
 	rcu_barrier();
 }
 
@@ -654,6 +703,7 @@ int main(void)
 #endif
 	contracts();
 	step_past_deleted();
+	duplicates_in_order();
 	custom_allocator();
 	MAIN_OFFLINE();		/* qsbr: outside a read-side section means offline */
 	teardown_outside_reader();

@@ -63,7 +63,8 @@
  * is a node, that node's rev(hash) is not below its own, in the table or
  * out of it.  Each store keeps it:
  *   - an insert links the new node after the nodes below it and before the
- *     others (so first among those of its hash: locked_run());
+ *     others (so first among those of its hash: locked_run()), or add()'s
+ *     (link_last()) after those of its hash too, before the nodes above;
  *   - a removal links the node's predecessor to its next, which is not
  *     below it; a replacement has the same hash;
  *   - (m1) links N to the head of its new chain, which holds only nodes
@@ -225,6 +226,7 @@ struct quiesce_rcuhash *quiesce_rcuhash_new(const struct quiesce_rcuhash_params 
 	for (int i = 0; i < RCUHASH_STRIPES; i++) {
 		pthread_mutex_init(&ht->stripes[i].lock, NULL);
 		ht->stripes[i].seq = RCUHASH_SEQ_FIRST;
+		ht->stripes[i].seq_up = RCUHASH_SEQ_FIRST + 1;
 	}
 	ht->tbl = quiesce_rcuhash_table_alloc(params->alloc, ht->min_buckets);
 	quiesce_rcuhash_fork_track(ht);
@@ -403,7 +405,11 @@ static inline bool past_run(const struct quiesce_rcuhash *ht, const struct quies
  * among the nodes of its hash in its chain) has a smaller one, so the
  * nodes of one hash lie in a chain in increasing number order, an order
  * moves and replacements keep (rcuhash_ordered.c uses it).  Counting down
- * from 2^62 never reaches 0.
+ * from 2^62 never reaches 0.  add() in a sorted table is the exception: it
+ * puts a node last among those of its hash (liburcu's cds_lfht_add() keeps
+ * duplicates in the order added), with a number counting up from
+ * RCUHASH_SEQ_FIRST + 1, above every number of the stripe, so the order
+ * holds; counting up to 2^63 (the word's top) takes 2^62 adds.
  */
 static inline uint64_t *seq_word(const struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
 {
@@ -603,11 +609,33 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_insert_or_replace(struct quiesce_rc
 	return old;
 }
 
+/*
+ * Under the stripe lock, in a sorted QUIESCE_RCUHASH_SEQ table: node goes
+ * in after the last node of lb's hash, numbered above them (seq_assign()'s
+ * comment).  Readers see it as they see link_new()'s node: the release
+ * store publishes it, in the middle of a chain as link_new()'s may be.
+ */
+static void link_last(struct quiesce_rcuhash *ht, const struct locked_bucket *lb,
+		      struct quiesce_rcuhash_node *node)
+{
+	struct quiesce_rcuhash_node **link = lb->run, *p;
+
+	for (p = QUIESCE_LOAD(link); !past_run(ht, p, lb->hash); link = &p->next, p = QUIESCE_LOAD(link))
+		;
+	QUIESCE_STORE(seq_word(ht, node), lb->stripe->seq_up++ << 1);
+	QUIESCE_STORE(&node->next, rcuhash_is_node(p) ? p : rcuhash_marker(lb->bucket));
+	/* Release: the node's contents and next before the node (rcu.h). */
+	quiesce_rcu_assign_pointer(*link, node);
+}
+
 void quiesce_rcuhash_add(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
 {
 	struct locked_bucket lb = lock_bucket(ht, quiesce_rcuhash_node_hash(ht, node));
 
-	link_new(ht, &lb, node);
+	if ((ht->p.flags & QUIESCE_RCUHASH_SEQ) && rcuhash_sorted(ht))
+		link_last(ht, &lb, node);
+	else
+		link_new(ht, &lb, node);
 	unlock_bucket(ht, &lb, 1);
 }
 

@@ -55,6 +55,7 @@ struct rcuhash_stripe {
 	pthread_mutex_t lock;
 	size_t count;		/* elements whose hash falls in this stripe */
 	uint64_t seq;		/* the next order number (QUIESCE_RCUHASH_SEQ), counting down */
+	uint64_t seq_up;		/* the next number add() gives (sorted SEQ tables), counting up */
 } QUIESCE_CACHELINE_ALIGNED;
 
 /* Which RCU the table's readers use (params.rcu), as the calls below see it. */

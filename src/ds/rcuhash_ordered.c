@@ -46,10 +46,12 @@
  * lookup_match() ends early in a QUIESCE_RCUHASH_SEQ table: there the nodes
  * of one hash lie in their chain in increasing number order, whatever
  * array holds them (rcuhash.c numbers nodes counting down and inserts each
- * first among the nodes of its hash; a move takes a bucket's nodes last first and pushes each on
- * the head of its new chain, which keeps the order of the nodes that go to
- * one chain, and the nodes of one hash all go to the same one; a
- * replacement takes its predecessor's number and place).  So the first
+ * first among the nodes of its hash, but for add() in a sorted table,
+ * which numbers counting up, above them, and inserts last; a move takes a
+ * bucket's nodes last first and pushes each on the head of its new chain,
+ * which keeps the order of the nodes that go to one chain, and the nodes
+ * of one hash all go to the same one; a replacement takes its
+ * predecessor's number and place).  So the first
  * node above the position that the walk accepts is the least present
  * throughout: a smaller one lies before it in the chain the walk was on,
  * and if that one moved, so did every node after it, the accepted one
@@ -85,7 +87,8 @@
  * call, which no walk from the head would return.
  *
  * In a sorted SEQ table the order of a path is the table's whole order,
- * numbers included (new nodes go first among those of their hash), so
+ * numbers included (new nodes go first among those of their hash, or, by
+ * add(), last), so
  * next() too has its answer in the first node above the position that it
  * meets in the fine interval.
  *

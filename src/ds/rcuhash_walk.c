@@ -11,8 +11,9 @@
  * then until walk_stop() the array it walks is the table's and no node
  * changes bucket.
  *
- * Within one chain, inserts add at the head, removals and replacements
- * link around a node whose next stays intact (rcuhash.c): a node present
+ * Within one chain, inserts link a node in (at the head, or in a sorted
+ * chain at its place), removals and replacements link around a node
+ * whose next stays intact (rcuhash.c): a node present
  * throughout is passed exactly once, and the walk never meets a node twice
  * because a chain never loops and a node stays in its bucket.
  *
