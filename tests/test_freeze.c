@@ -344,6 +344,13 @@ static void freeze_inside_work(void *arg)
 	freezer_freeze(&fz);
 }
 
+static void freeze_inside_reader(void *arg)
+{
+	freezer_init(&fz, LEVELS);
+	rcu_read_lock();
+	freezer_freeze(&fz);
+}
+
 static void destroy_frozen(void *arg)
 {
 	freezer_init(&fz, LEVELS);
@@ -378,6 +385,8 @@ int main(void)
 	check_child_aborts(level_past_array, NULL, "freezer_start(level 8) on a freezer");
 	check_child_aborts(negative_level, NULL, "freezer_trystart(level -1) on a freezer");
 	check_child_aborts(freeze_inside_work, NULL, "it would wait for itself");
+	check_child_aborts(freeze_inside_reader, NULL,
+			   "freezer_freeze() called inside an RCU read-side critical section");
 	check_child_aborts(destroy_frozen, NULL, "on a frozen freezer");
 	check_child_aborts(destroy_busy, NULL, "reader count of 1");
 	printf("freeze: all checks passed\n");

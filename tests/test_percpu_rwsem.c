@@ -576,6 +576,20 @@ static void free_twice(void *arg)
 	percpu_free_rwsem(&sem);
 }
 
+/*
+ * Inside an RCU read-side section: with RCU readers the writer's grace
+ * period waits for the section; rseq readers need none, but the rule is
+ * the same for both kinds.
+ */
+static void down_write_inside_reader(void *arg)
+{
+	struct percpu_rw_semaphore sem;
+
+	percpu_init_rwsem(&sem);
+	rcu_read_lock();
+	percpu_down_write(&sem);
+}
+
 int main(void)
 {
 	check_rseq_mode();
@@ -598,6 +612,8 @@ int main(void)
 	check_child_aborts(unbalanced_up_read_then_write, NULL, "found a reader count of -1");
 	check_child_aborts(read_after_free, NULL, "percpu_down_read() on percpu_rw_semaphore");
 	check_child_aborts(write_after_free, NULL, "percpu_down_write() on percpu_rw_semaphore");
+	check_child_aborts(down_write_inside_reader, NULL,
+			   "percpu_down_write() called inside an RCU read-side critical section");
 	check_child_aborts(free_twice, NULL, "percpu_free_rwsem() on percpu_rw_semaphore");
 	printf("percpu_rw_semaphore: all checks passed\n");
 	return 0;

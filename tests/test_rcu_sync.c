@@ -283,6 +283,32 @@ static void dtor_inside_reader_while_closing(void *arg)
 }
 
 /*
+ * A second updater inside a read-side section, while the first waits for
+ * the grace period that closes the gate: the first's grace period began
+ * after the section, so it waits for the second, which waits for it.
+ */
+static struct rcu_sync entering;
+
+static void *first_updater(void *arg)
+{
+	rcu_sync_enter(&entering);
+	rcu_sync_exit(&entering);
+	return arg;
+}
+
+static void enter_inside_reader_while_entering(void *arg)
+{
+	pthread_t first;
+
+	rcu_sync_init(&entering);
+	rcu_read_lock();
+	pthread_create(&first, NULL, first_updater, NULL);
+	while (QUIESCE_LOAD_ACQUIRE(&entering.gp_state) != QUIESCE_RCU_SYNC_ENTER)
+		check_sleep_us(100);
+	rcu_sync_enter(&entering);
+}
+
+/*
  * A gate still closing at fork() reopens in the child too, although the
  * child drops the parent's callbacks, and its destructor returns there.
  */
@@ -395,6 +421,8 @@ int main(void)
 	check_child_aborts(dtor_while_entered, NULL, "rcu_sync_dtor() with 1 updater");
 	check_child_aborts(dtor_inside_reader_while_closing, NULL,
 			   "inside an RCU read-side critical section while the gate still closes");
+	check_child_aborts(enter_inside_reader_while_entering, NULL,
+			   "rcu_sync_enter() called inside an RCU read-side critical section");
 	test_fork_while_closing();
 	test_fork_with_gate_held();
 	printf("rcu_sync: all checks passed\n");

@@ -29,7 +29,9 @@
  *   from different threads.  Freezing from a thread that has work started
  *   aborts with a message: on the same freezer it would wait for itself,
  *   and the thread's count of work is over all freezers, so work started
- *   on another freezer counts too.
+ *   on another freezer counts too.  So does freezing inside an RCU
+ *   read-side critical section (a level's freeze may wait for a grace
+ *   period).
  * - freezer_destroy() on a frozen freezer, or one with work in flight,
  *   aborts with a message.
  * - A freezer serves the threads of one process, as its semaphores do.

@@ -39,9 +39,10 @@
  * - It serves the threads of one process: its counters are per-CPU
  *   allocations of the process, its gate closes with grace periods and
  *   barriers of the process, and its waiters sleep on private futexes.
- * - percpu_down_write() and percpu_up_write() must not be called inside an
- *   RCU read-side critical section (they wait for grace periods); the
- *   write side may be released by another thread than the one that took it.
+ * - percpu_down_write() must not be called inside an RCU read-side
+ *   critical section (it may wait for a grace period): it aborts with a
+ *   message there, whatever the kind of readers.  The write side may be
+ *   released by another thread than the one that took it.
  * - percpu_up_write() on a semaphore not held for write, and
  *   percpu_free_rwsem() on one that is held or has waiters, abort with a
  *   message.  So may a free made as soon as a lock is taken: a releaser

@@ -16,9 +16,10 @@
  *   section: the grace period that rcu_sync_enter() waits for is what makes
  *   every reader that saw "idle" finish before the updater goes on.
  * - rcu_sync_enter() may sleep and must not be called inside a read-side
- *   critical section.  It waits for one grace period only when the gate
- *   was idle; an updater that arrives while the gate is closed, or still
- *   closing after the last updater left, pays none.
+ *   critical section: it aborts with a message there.  It waits for one
+ *   grace period only when the gate was idle; an updater that arrives
+ *   while the gate is closed, or still closing after the last updater
+ *   left, pays none.
  * - rcu_sync_exit() waits for no grace period: the gate reopens one grace
  *   period later, through call_rcu(), so a burst of updaters pays one.  (It
  *   takes the gate's lock, and call_rcu() may make it wait briefly when

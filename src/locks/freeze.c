@@ -95,6 +95,10 @@ int quiesce_freezer_freeze(struct quiesce_freezer *f)
 		quiesce_die("freezer_freeze() by a thread with work started (freezer_start() "
 			    "without freezer_end(), on this freezer or another): end it first; "
 			    "on this freezer it would wait for itself");
+	/* Checked before percpu_down_write() does, so that the message names this call. */
+	if (quiesce_rcu_read_ongoing())
+		quiesce_die("freezer_freeze() called inside an RCU read-side critical section: "
+			    "it may wait for a grace period, which would wait for itself");
 	pthread_mutex_lock(&f->lock);
 	if (f->frozen) {
 		pthread_mutex_unlock(&f->lock);

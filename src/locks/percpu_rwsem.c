@@ -63,6 +63,7 @@
 #include "rcu/gp_barrier.h"
 #include "rcu/gp_engine.h"
 #include "locks/percpu_rwsem_dead.h"
+#include "locks/rcu_sync.h"
 
 /* Sums of the counter a writer polls before it sleeps. */
 #define DRAIN_SPINS 200
@@ -284,7 +285,7 @@ void quiesce_percpu_down_write(struct quiesce_percpu_rwsem *sem)
 {
 	check_live(sem, "percpu_down_write");
 	/* From here on, readers take the slow path (argument at the top). */
-	quiesce_rcu_sync_enter(&sem->rss);
+	quiesce_rcu_sync_enter_from(&sem->rss, "percpu_down_write");
 	if (!writer_trylock(sem))
 		wait_for_grant(sem, false);
 	/* D: block (ours, or handed over by grant()) before the sum; pairs with A. */

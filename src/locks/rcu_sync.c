@@ -224,10 +224,21 @@ static void wait_for_fast_readers(struct quiesce_rcu_sync *rss)
 		quiesce_synchronize_rcu_expedited();
 }
 
-void quiesce_rcu_sync_enter(struct quiesce_rcu_sync *rss)
+void quiesce_rcu_sync_enter_from(struct quiesce_rcu_sync *rss, const char *call)
 {
 	bool first;
 
+	/*
+	 * The first updater waits for a grace period, which would wait for
+	 * this section; a later one waits for the first, whose grace period
+	 * may have begun after this section did.  With rseq readers neither
+	 * waits for a grace period, but the rule is the same for both kinds,
+	 * so that a program that breaks it fails everywhere, not only where
+	 * its semaphores get RCU readers.
+	 */
+	if (quiesce_rcu_read_ongoing())
+		quiesce_die("%s() called inside an RCU read-side critical section: it may wait "
+			    "for a grace period, which would wait for itself", call);
 	pthread_mutex_lock(&rss->lock);
 	first = rss->gp_count++ == 0 && rss->gp_state == QUIESCE_RCU_SYNC_IDLE;
 	if (first) {
@@ -247,6 +258,11 @@ void quiesce_rcu_sync_enter(struct quiesce_rcu_sync *rss)
 		wait_while(rss, QUIESCE_RCU_SYNC_ENTER);
 	}
 	pthread_mutex_unlock(&rss->lock);
+}
+
+void quiesce_rcu_sync_enter(struct quiesce_rcu_sync *rss)
+{
+	quiesce_rcu_sync_enter_from(rss, "rcu_sync_enter");
 }
 
 void quiesce_rcu_sync_exit(struct quiesce_rcu_sync *rss)

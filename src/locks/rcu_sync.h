@@ -1,8 +1,16 @@
-/* rcu_sync.h - rcu_sync's test-only control. */
+/* rcu_sync.h - rcu_sync's test-only control, and its entry for the library's locks. */
 #ifndef QUIESCE_SRC_RCU_SYNC_H
 #define QUIESCE_SRC_RCU_SYNC_H
 
 #include <stdbool.h>
+
+#include <quiesce/rcu_sync.h>
+
+/*
+ * rcu_sync_enter(), for a lock built on the gate: `call` names the lock's
+ * own call in the message that a call inside a read-side section gets.
+ */
+void quiesce_rcu_sync_enter_from(struct quiesce_rcu_sync *rss, const char *call);
 
 /*
  * Test-only ("busted"): rcu_sync_enter() closes the gate without waiting
