@@ -41,6 +41,16 @@ static void unbalanced_unlock(void *arg)
 	rcu_mb_read_unlock();
 }
 
+/* As the default domain's (test_rcu_misuse.c). */
+static void nesting_overflow(void *arg)
+{
+	(void)arg;
+	for (unsigned long i = 0; i < QUIESCE_RCU_NEST_MASK; i++)
+		rcu_mb_read_lock();
+	CHECK(rcu_mb_read_ongoing(), "not inside a section at the deepest nesting");
+	rcu_mb_read_lock();
+}
+
 static void unlock_before_any_lock(void *arg)
 {
 	(void)arg;
@@ -149,6 +159,8 @@ int main(void)
 			   "quiesce_rcu_barrier_mb() called inside an RCU-mb read-side critical section");
 	check_child_aborts(unbalanced_unlock, NULL,
 			   "quiesce_rcu_mb_read_unlock() without a matching quiesce_rcu_mb_read_lock()");
+	check_child_aborts(nesting_overflow, NULL,
+			   "quiesce_rcu_mb_read_lock() nested more than 65535 deep");
 	check_child_aborts(unlock_before_any_lock, NULL,
 			   "quiesce_rcu_mb_read_unlock() without a matching quiesce_rcu_mb_read_lock()");
 	check_child_aborts(default_unlock_in_mb_section, NULL,

@@ -31,6 +31,19 @@ static void unbalanced_unlock(void *arg)
 	rcu_read_unlock();
 }
 
+/*
+ * The deepest nesting the counter holds, then one more: the depth would
+ * carry into the phase, and the thread would look outside any section to
+ * grace periods.
+ */
+static void nesting_overflow(void *arg)
+{
+	for (unsigned long i = 0; i < QUIESCE_RCU_NEST_MASK; i++)
+		rcu_read_lock();
+	CHECK(rcu_read_ongoing(), "not inside a section at the deepest nesting");
+	rcu_read_lock();
+}
+
 static void unregister_inside_reader(void *arg)
 {
 	rcu_read_lock();
@@ -108,6 +121,8 @@ int main(void)
 			   "rcu_read_unlock() without a matching rcu_read_lock()");
 	check_child_aborts(unregister_inside_reader, NULL,
 			   "rcu_unregister_thread() called inside an RCU read-side critical section");
+	check_child_aborts(nesting_overflow, NULL,
+			   "rcu_read_lock() nested more than 65535 deep");
 
 	status = check_run_child(thread_exits_inside_reader, NULL, err, sizeof(err));
 	CHECK(status == 0, "exit inside a reader: child status %#x, stderr: %s", status, err);

@@ -5,10 +5,11 @@
  * Updaters:  rcu_assign_pointer(gp, new); synchronize_rcu(); free(old);
  *
  * Rules for callers
- * - A read-side critical section may nest, may not block for long (a stalled
- *   reader delays every grace period and is reported after the stall
- *   timeout), and may not call synchronize_rcu() or its expedited form:
- *   that would wait for itself, so it aborts with a message instead.
+ * - A read-side critical section may nest (65535 deep at most: one level
+ *   more aborts with a message), may not block for long (a stalled reader
+ *   delays every grace period and is reported after the stall timeout),
+ *   and may not call synchronize_rcu() or its expedited form: that would
+ *   wait for itself, so it aborts with a message instead.
  * - Threads register on their first rcu_read_lock(); rcu_register_thread()
  *   does it ahead of time.  A thread that exits while registered is
  *   unregistered by a thread-exit destructor; one that exits inside a
@@ -114,10 +115,10 @@ static QUIESCE_ALWAYS_INLINE void quiesce_rcu_read_lock(void)
 	 */
 	if (QUIESCE_LIKELY(ctr == 0))
 		QUIESCE_STORE(&self->ctr, QUIESCE_LOAD_ACQUIRE(&quiesce_rcu_gp_word.ctr));
-	else if (QUIESCE_LIKELY(ctr & QUIESCE_RCU_NEST_MASK))
-		QUIESCE_STORE(&self->ctr, ctr + 1);
+	else if (QUIESCE_LIKELY(((ctr + 1) & QUIESCE_RCU_NEST_MASK) > 1))
+		QUIESCE_STORE(&self->ctr, ctr + 1);	/* nested: depth 1 to NEST_MASK - 1 */
 	else
-		quiesce_rcu_read_lock_first_use();	/* registers, or enters during a wait */
+		quiesce_rcu_read_lock_first_use();	/* registers, enters during a wait, or nests too deep */
 	/*
 	 * Keeps the section's loads after the counter store in program order.
 	 * The CPU may still reorder them (store-load); the grace period's

@@ -21,8 +21,8 @@
  * The pointer macros of <quiesce/rcu.h> (rcu_dereference() ...) serve both.
  *
  * Rules for callers (as for <quiesce/rcu.h>)
- * - Sections nest and must not block for long (a stalled reader is
- *   reported after the stall timeout, rcu.h).
+ * - Sections nest (65535 deep at most, as rcu.h's) and must not block for
+ *   long (a stalled reader is reported after the stall timeout, rcu.h).
  * - quiesce_synchronize_rcu_mb() (and its expedited form) and
  *   quiesce_rcu_barrier_mb() inside an mb section would wait for
  *   themselves: they abort with a message.  So does an unbalanced
@@ -97,10 +97,10 @@ static inline void quiesce_rcu_mb_read_lock(void)
 		 * pairs with the release store that flipped it.
 		 */
 		quiesce_fence_store_load();
-	} else if (QUIESCE_LIKELY(ctr & QUIESCE_RCU_NEST_MASK)) {
-		QUIESCE_STORE(&self->ctr, ctr + 1);
+	} else if (QUIESCE_LIKELY(((ctr + 1) & QUIESCE_RCU_NEST_MASK) > 1)) {
+		QUIESCE_STORE(&self->ctr, ctr + 1);	/* nested: depth 1 to NEST_MASK - 1 */
 	} else {
-		quiesce_rcu_mb_read_lock_first_use();	/* registers, then enters */
+		quiesce_rcu_mb_read_lock_first_use();	/* registers, then enters; or nests too deep */
 	}
 }
 

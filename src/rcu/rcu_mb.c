@@ -176,6 +176,10 @@ void quiesce_rcu_mb_unregister_thread(void)
 
 void quiesce_rcu_mb_read_lock_first_use(void)
 {
+	/* As the default domain's (registry.c). */
+	if ((quiesce_rcu_mb_reader_self.ctr & QUIESCE_RCU_NEST_MASK) == QUIESCE_RCU_NEST_MASK)
+		quiesce_die("quiesce_rcu_mb_read_lock() nested more than %lu deep: the section's "
+			    "depth would overflow", QUIESCE_RCU_NEST_MASK);
 	quiesce_registry_use_mb();
 	quiesce_rcu_mb_read_lock();
 }

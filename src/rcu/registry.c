@@ -243,6 +243,14 @@ void quiesce_rcu_read_lock_first_use(void)
 {
 	unsigned long ctr = quiesce_rcu_reader_self.ctr;
 
+	/*
+	 * One more level would carry the depth into the phase: the thread
+	 * would look outside any section, and grace periods would not wait
+	 * for it.
+	 */
+	if ((ctr & QUIESCE_RCU_NEST_MASK) == QUIESCE_RCU_NEST_MASK)
+		quiesce_die("rcu_read_lock() nested more than %lu deep: the section's depth "
+			    "would overflow", QUIESCE_RCU_NEST_MASK);
 	if (ctr == QUIESCE_RCU_WAITING || ctr == QUIESCE_RCU_LEAVING_WAIT) {
 		/*
 		 * A signal handler's section, in a thread that waits for a
