@@ -487,6 +487,64 @@ static void replaced_by_itself(void *arg)
 		fprintf(stderr, "the node is in the table, marked removed\n");
 }
 
+/*
+ * A node linked again while it is in the table: add() made it point to the
+ * head of its chain, itself or a node before it, and every walk of that
+ * chain went round for ever.  A walk counts the nodes, up to a bound.
+ */
+struct dup_item {
+	unsigned long key;
+	struct rcuhash_node node;
+};
+
+static const struct rcuhash_params dup_params = {
+	.node_offset = offsetof(struct dup_item, node),
+	.key_offset = offsetof(struct dup_item, key),
+	.key_len = sizeof(unsigned long),
+};
+
+static void report_walk(struct rcuhash *ht)
+{
+	struct rcuhash_walk w;
+	int seen = 0;
+
+	rcu_read_lock();
+	rcuhash_walk_start(ht, &w);
+	while (rcuhash_walk_next(&w) && seen <= 10)
+		seen++;
+	rcuhash_walk_stop(&w);
+	rcu_read_unlock();
+	fprintf(stderr, "a walk saw %s%d nodes\n", seen > 10 ? "more than " : "", seen > 10 ? 10 : seen);
+}
+
+static void added_twice(void *arg)
+{
+	static struct dup_item a = { .key = 1 }, b = { .key = 1 };
+	struct rcuhash *ht = rcuhash_new(&dup_params);
+
+	rcuhash_add(ht, &a.node);
+	rcuhash_add(ht, &b.node);
+	rcuhash_add(ht, &a.node);	/* a is behind b in the chain */
+	report_walk(ht);
+}
+
+static bool is_other(const struct rcuhash_node *node, const void *arg)
+{
+	return node != arg;
+}
+
+/* replace_match() of a node that is in the table, in another node's place. */
+static void replace_match_in_table(void *arg)
+{
+	static struct dup_item a = { .key = 1 }, b = { .key = 1 };
+	struct rcuhash *ht = rcuhash_new(&dup_params);
+
+	rcuhash_add(ht, &a.node);
+	rcuhash_add(ht, &b.node);
+	rcuhash_replace_match(ht, &a.node, is_other, &a.node);	/* takes b's place */
+	report_walk(ht);
+}
+
 static void missing_functions(void *arg)
 {
 	struct rcuhash_params p = { .node_offset = 0 };
@@ -520,6 +578,10 @@ int main(void)
 	check_child_aborts(walk_next_after_stop, NULL,
 			   "rcuhash_walk_next() on a walk that has been stopped");
 	check_child_aborts(replaced_by_itself, NULL, "rcuhash: a node replaced by itself");
+	check_child_aborts(replace_match_in_table, NULL,
+			   "rcuhash_replace_match() of a node that is in the table already");
+	check_child_aborts(added_twice, NULL,
+			   "rcuhash_add() of a node that is in the table already");
 	check_child_aborts(missing_functions, NULL, "key_len is 0 but hash or key_equal is missing");
 	rcu_barrier();
 	printf("rcuhash: all checks passed\n");

@@ -313,9 +313,10 @@ quiesce_rcuhash_replace_match(struct quiesce_rcuhash *ht, struct quiesce_rcuhash
 /*
  * Puts node in old's place, in one store; returns false, changing nothing,
  * if old is not in the table (removed or replaced already).  The two keys
- * must hash the same, and node must not be old (the call aborts with a
- * message otherwise; so do insert_or_replace() and replace_match() given a
- * node that is in the table).
+ * must hash the same, and node must not be in the table, old or another
+ * (the call aborts with a message otherwise; so do add(), insert_match(),
+ * insert_or_replace() and replace_match() given a node that is in the
+ * table: it would be linked twice, and its chain would become a cycle).
  */
 QUIESCE_API bool quiesce_rcuhash_replace(struct quiesce_rcuhash *ht,
 					 struct quiesce_rcuhash_node *old,

@@ -560,6 +560,23 @@ static struct quiesce_rcuhash_node **locked_find_node(struct quiesce_rcuhash *ht
 	return locked_search(ht, lb, is_node, node);
 }
 
+/*
+ * Under the stripe lock, before node is linked in: a node that is in the
+ * table already (of lb's hash, so in lb's run) would be linked twice, and
+ * its chain would become a cycle that no walk or lookup of a missing key
+ * leaves.  The walk of one run: a chain of one or two nodes in an
+ * unsorted table, the nodes of one hash in a sorted one.  The matching
+ * calls have just walked it (cached); add() pays it, as liburcu's
+ * cds_lfht_add() walks the duplicates of its hash.
+ */
+static void forbid_in_table(struct quiesce_rcuhash *ht, const struct locked_bucket *lb,
+			    const struct quiesce_rcuhash_node *node, const char *call)
+{
+	if (QUIESCE_UNLIKELY(locked_find_node(ht, lb, node) != NULL))
+		quiesce_die("rcuhash_%s() of a node that is in the table already: remove it "
+			    "first (and wait for a grace period before linking it again)", call);
+}
+
 bool quiesce_rcuhash_insert(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node *node)
 {
 	const void *key = node_key(ht, node);
@@ -574,8 +591,9 @@ bool quiesce_rcuhash_insert(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_n
 
 /* Under the stripe lock: node takes the place of the node *link points to. */
 static struct quiesce_rcuhash_node *swap_at(struct quiesce_rcuhash *ht,
+					    const struct locked_bucket *lb,
 					    struct quiesce_rcuhash_node **link,
-					    struct quiesce_rcuhash_node *node)
+					    struct quiesce_rcuhash_node *node, const char *call)
 {
 	struct quiesce_rcuhash_node *old = QUIESCE_LOAD(link);
 
@@ -586,6 +604,8 @@ static struct quiesce_rcuhash_node *swap_at(struct quiesce_rcuhash *ht,
 	if (QUIESCE_UNLIKELY(old == node))
 		quiesce_die("rcuhash: a node replaced by itself (insert_or_replace(), "
 			    "replace_match() or replace() of a node that is in the table)");
+	/* Elsewhere in the table: the chain would loop through node. */
+	forbid_in_table(ht, lb, node, call);
 	/* Before node is published: readers order it as old. */
 	seq_retire(ht, old, node);
 	QUIESCE_STORE(&node->next, QUIESCE_LOAD(&old->next));
@@ -601,8 +621,9 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_insert_or_replace(struct quiesce_rc
 	struct locked_bucket lb = lock_bucket(ht, key_hash(ht, key));
 	struct quiesce_rcuhash_node **link = locked_find(ht, &lb, key), *old = NULL;
 
+	/* No link: node, whose key is key, is not in the table either. */
 	if (link)
-		old = swap_at(ht, link, node);
+		old = swap_at(ht, &lb, link, node, "insert_or_replace");
 	else
 		link_new(ht, &lb, node);
 	unlock_bucket(ht, &lb, old ? 0 : 1);
@@ -632,6 +653,7 @@ void quiesce_rcuhash_add(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_node
 {
 	struct locked_bucket lb = lock_bucket(ht, quiesce_rcuhash_node_hash(ht, node));
 
+	forbid_in_table(ht, &lb, node, "add");
 	if ((ht->p.flags & QUIESCE_RCUHASH_SEQ) && rcuhash_sorted(ht))
 		link_last(ht, &lb, node);
 	else
@@ -648,8 +670,10 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_insert_match(struct quiesce_rcuhash
 	struct quiesce_rcuhash_node **link = locked_find_match(ht, &lb, match, arg);
 	struct quiesce_rcuhash_node *old = link ? QUIESCE_LOAD(link) : NULL;
 
-	if (!old)
+	if (!old) {
+		forbid_in_table(ht, &lb, node, "insert_match");
 		link_new(ht, &lb, node);
+	}
 	unlock_bucket(ht, &lb, old ? 0 : 1);
 	return old;
 }
@@ -663,10 +687,12 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_replace_match(struct quiesce_rcuhas
 	struct quiesce_rcuhash_node **link = locked_find_match(ht, &lb, match, arg);
 	struct quiesce_rcuhash_node *old = NULL;
 
-	if (link)
-		old = swap_at(ht, link, node);
-	else
+	if (link) {
+		old = swap_at(ht, &lb, link, node, "replace_match");
+	} else {
+		forbid_in_table(ht, &lb, node, "replace_match");
 		link_new(ht, &lb, node);
+	}
 	unlock_bucket(ht, &lb, old ? 0 : 1);
 	return old;
 }
@@ -684,7 +710,7 @@ bool quiesce_rcuhash_replace(struct quiesce_rcuhash *ht, struct quiesce_rcuhash_
 	lb = lock_bucket(ht, hash);
 	link = locked_find_node(ht, &lb, old);
 	if (link)
-		swap_at(ht, link, node);
+		swap_at(ht, &lb, link, node, "replace");
 	unlock_bucket(ht, &lb, 0);
 	return link != NULL;
 }
