@@ -360,6 +360,28 @@ static void qsbr_destroy_online(void *unused)
 	quiesce_call_rcu_worker_destroy(misused);
 }
 
+/*
+ * A worker destroyed twice: the second call read the freed worker before
+ * it looked for it among the live ones (SIGSEGV, without a word).
+ */
+#ifndef QUIESCE_TSAN	/* see test_misuse() */
+static void empty_callback(struct rcu_head *head)
+{
+	(void)head;
+}
+
+static void destroy_twice(void *unused)
+{
+	static struct rcu_head head;
+	struct quiesce_call_rcu_worker *w = quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, -1);
+
+	(void)unused;
+	quiesce_call_rcu_on(w, &head, empty_callback);
+	quiesce_call_rcu_worker_destroy(w);
+	quiesce_call_rcu_worker_destroy(w);
+}
+#endif
+
 static void thread_of_unknown_flavor(void *unused)
 {
 	(void)unused;
@@ -374,6 +396,13 @@ static void test_misuse(void)
 	check_child_aborts(qsbr_destroy_online, NULL,
 			   "quiesce_call_rcu_worker_destroy() called by an online QSBR thread");
 	check_child_aborts(thread_of_unknown_flavor, NULL, "not a callback flavor");
+#ifndef QUIESCE_TSAN
+	/*
+	 * Under ThreadSanitizer the child's worker thread gets an id the
+	 * tool still holds from the parent's ('dup thread with used id').
+	 */
+	check_child_aborts(destroy_twice, NULL, "): not a live worker");
+#endif
 }
 
 #ifndef QUIESCE_TSAN

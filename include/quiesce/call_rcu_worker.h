@@ -88,7 +88,10 @@ QUIESCE_API pthread_t quiesce_call_rcu_worker_thread(struct quiesce_call_rcu_wor
  * exit() has stopped that thread.
  */
 QUIESCE_API pthread_t quiesce_call_rcu_thread(enum quiesce_cb_flavor flavor);
-/* Runs w's callbacks, stops its thread and frees it; NULL does nothing. */
+/*
+ * Runs w's callbacks, stops its thread and frees it; NULL does nothing.  A
+ * worker destroyed already (not a live one) aborts with a message.
+ */
 QUIESCE_API void quiesce_call_rcu_worker_destroy(struct quiesce_call_rcu_worker *w);
 
 #ifdef __cplusplus

@@ -164,6 +164,23 @@ void quiesce_cb_workers_barrier(enum quiesce_cb_flavor flavor, const char *call)
 	}
 }
 
+/*
+ * Called with workers_lock held: the link that points to w, found without
+ * reading w; dies when w is not on the list (destroyed already, or never
+ * created).
+ */
+static struct quiesce_call_rcu_worker **live_worker(struct quiesce_call_rcu_worker *w)
+{
+	struct quiesce_call_rcu_worker **p;
+
+	for (p = &workers; *p && *p != w; p = &(*p)->next)
+		;
+	if (!*p)
+		quiesce_die("quiesce_call_rcu_worker_destroy(%p): not a live worker (destroyed "
+			    "already?)", (void *)w);
+	return p;
+}
+
 void quiesce_call_rcu_worker_destroy(struct quiesce_call_rcu_worker *w)
 {
 	struct quiesce_call_rcu_worker **p;
@@ -171,13 +188,14 @@ void quiesce_call_rcu_worker_destroy(struct quiesce_call_rcu_worker *w)
 
 	if (!w)
 		return;
+	/* Before w is read: a worker destroyed already is freed memory. */
+	pthread_mutex_lock(&workers_lock);
+	(void)live_worker(w);
+	pthread_mutex_unlock(&workers_lock);
 	if (quiesce_cb_domain_pending(&w->cb))
 		wait_for_worker(w, "quiesce_call_rcu_worker_destroy");
 	pthread_mutex_lock(&workers_lock);
-	for (p = &workers; *p && *p != w; p = &(*p)->next)
-		;
-	if (!*p)
-		quiesce_die("quiesce_call_rcu_worker_destroy(%p): not a live worker", (void *)w);
+	p = live_worker(w);	/* again: the list may have changed meanwhile */
 	*p = w->next;
 	if (workers_tail == &w->next)
 		workers_tail = p;
