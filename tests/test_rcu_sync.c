@@ -283,6 +283,32 @@ static void dtor_inside_reader_while_closing(void *arg)
 }
 
 /*
+ * A gate used after its destructor: enter and exit went on on the
+ * destroyed lock, and the exit queued a callback on a gate whose memory
+ * the caller is about to free.
+ */
+static void enter_after_dtor(void *arg)
+{
+	static struct rcu_sync dead;
+
+	rcu_sync_init(&dead);
+	rcu_sync_enter(&dead);
+	rcu_sync_exit(&dead);
+	rcu_sync_dtor(&dead);
+	rcu_sync_enter(&dead);
+	rcu_sync_exit(&dead);
+}
+
+static void dtor_twice(void *arg)
+{
+	static struct rcu_sync dead;
+
+	rcu_sync_init(&dead);
+	rcu_sync_dtor(&dead);
+	rcu_sync_dtor(&dead);
+}
+
+/*
  * A second updater inside a read-side section, while the first waits for
  * the grace period that closes the gate: the first's grace period began
  * after the section, so it waits for the second, which waits for it.
@@ -421,6 +447,8 @@ int main(void)
 	check_child_aborts(dtor_while_entered, NULL, "rcu_sync_dtor() with 1 updater");
 	check_child_aborts(dtor_inside_reader_while_closing, NULL,
 			   "inside an RCU read-side critical section while the gate still closes");
+	check_child_aborts(enter_after_dtor, NULL, "rcu_sync_enter() on a gate after rcu_sync_dtor()");
+	check_child_aborts(dtor_twice, NULL, "rcu_sync_dtor() on a gate after rcu_sync_dtor()");
 	check_child_aborts(enter_inside_reader_while_entering, NULL,
 			   "rcu_sync_enter() called inside an RCU read-side critical section");
 	test_fork_while_closing();

@@ -29,7 +29,8 @@
  *   QUIESCE_RCU_NORMAL knob (or rcu_set_normal()) makes them normal.
  * - rcu_sync_dtor() waits for the gate to reopen; no updater may be inside,
  *   and it aborts rather than wait for itself from a read-side section or
- *   an RCU callback.  A gate still closing at fork() reopens in the child,
+ *   an RCU callback.  Any use of the gate after it aborts with a message
+ *   (until rcu_sync_init() again, or until the memory is reused).  A gate still closing at fork() reopens in the child,
  *   unless another thread of the parent was inside one of the gate's calls
  *   at that moment: then the gate is unusable in the child (as any lock
  *   another thread held at fork()), and the child's callbacks never wait
@@ -61,6 +62,7 @@ enum quiesce_rcu_sync_state {
 	QUIESCE_RCU_SYNC_PASSED = INT_MIN + 2,	/* every reader now takes the slow path */
 	QUIESCE_RCU_SYNC_EXIT = INT_MIN + 3,	/* the last updater left; reopening */
 	QUIESCE_RCU_SYNC_REPLAY = INT_MIN + 4,	/* another came and went meanwhile */
+	QUIESCE_RCU_SYNC_DEAD = INT_MIN + 5,	/* rcu_sync_dtor() ran: any use aborts */
 };
 
 struct quiesce_rcu_sync_link {

@@ -146,6 +146,13 @@ static void reopening_done(struct quiesce_rcu_sync *rss)
 	pthread_mutex_unlock(&reopening_lock);
 }
 
+/* rcu_sync_dtor() destroyed the lock: checked before it is taken. */
+static void check_live(struct quiesce_rcu_sync *rss, const char *call)
+{
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&rss->gp_state) == QUIESCE_RCU_SYNC_DEAD))
+		quiesce_die("%s() on a gate after rcu_sync_dtor()", call);
+}
+
 void quiesce_rcu_sync_init(struct quiesce_rcu_sync *rss)
 {
 	rss->gp_state = QUIESCE_RCU_SYNC_IDLE;
@@ -239,6 +246,7 @@ void quiesce_rcu_sync_enter_from(struct quiesce_rcu_sync *rss, const char *call)
 	if (quiesce_rcu_read_ongoing())
 		quiesce_die("%s() called inside an RCU read-side critical section: it may wait "
 			    "for a grace period, which would wait for itself", call);
+	check_live(rss, call);
 	pthread_mutex_lock(&rss->lock);
 	first = rss->gp_count++ == 0 && rss->gp_state == QUIESCE_RCU_SYNC_IDLE;
 	if (first) {
@@ -267,6 +275,7 @@ void quiesce_rcu_sync_enter(struct quiesce_rcu_sync *rss)
 
 void quiesce_rcu_sync_exit(struct quiesce_rcu_sync *rss)
 {
+	check_live(rss, "rcu_sync_exit");
 	pthread_mutex_lock(&rss->lock);
 	if (rss->gp_count <= 0)
 		quiesce_die("rcu_sync_exit() without a matching rcu_sync_enter()");
@@ -294,6 +303,7 @@ void quiesce_rcu_sync_dtor(struct quiesce_rcu_sync *rss)
 {
 	int state;
 
+	check_live(rss, "rcu_sync_dtor");
 	pthread_mutex_lock(&rss->lock);
 	if (rss->gp_count)
 		quiesce_die("rcu_sync_dtor() with %d updater(s) between rcu_sync_enter() "
@@ -329,4 +339,9 @@ void quiesce_rcu_sync_dtor(struct quiesce_rcu_sync *rss)
 		wait_while(rss, state);
 	pthread_mutex_unlock(&rss->lock);
 	pthread_mutex_destroy(&rss->lock);
+	/*
+	 * No waiter or callback is left to read it.  Atomic: readers of a
+	 * gate used after this (misuse) load it with rcu_sync_is_idle().
+	 */
+	QUIESCE_STORE(&rss->gp_state, QUIESCE_RCU_SYNC_DEAD);
 }
