@@ -164,6 +164,24 @@ static void barrier_from_own_callback(void *arg)
 	srcu_barrier(&victim);
 }
 
+/*
+ * cleanup_srcu_struct() from a callback of the domain: it said "with
+ * callbacks pending: call srcu_barrier() first" (the running callback
+ * counts), and srcu_barrier() there aborts in turn.
+ */
+static void cleanup_in_callback(struct rcu_head *head)
+{
+	free(head);
+	cleanup_srcu_struct(&victim);
+}
+
+static void cleanup_from_own_callback(void *arg)
+{
+	init_srcu_struct(&victim);
+	call_srcu(&victim, malloc(sizeof(struct rcu_head)), cleanup_in_callback);
+	srcu_barrier(&victim);
+}
+
 static void barrier_inside_own_section(void *arg)
 {
 	init_srcu_struct(&victim);
@@ -179,6 +197,9 @@ int main(void)
 			   "cleanup_srcu_struct() on SRCU domain \"victim\" with callbacks pending");
 	check_child_aborts(barrier_from_own_callback, NULL,
 			   "srcu_barrier() called from an SRCU callback");
+	check_child_aborts(cleanup_from_own_callback, NULL,
+			   "cleanup_srcu_struct() on SRCU domain \"victim\" from one of its own "
+			   "callbacks");
 	check_child_aborts(barrier_inside_own_section, NULL,
 			   "srcu_barrier() called inside a read-side critical section of SRCU domain "
 			   "\"victim\"");

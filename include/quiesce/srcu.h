@@ -16,8 +16,9 @@
  *   first use); otherwise init_srcu_struct() it first.  cleanup_srcu_struct()
  *   frees what it holds; it aborts with a message while a reader is inside,
  *   a callback is pending, a grace period runs or another thread is inside
- *   synchronize_srcu() or srcu_barrier() on the domain.  Any use afterwards
- *   aborts with a message (until init_srcu_struct() again).
+ *   synchronize_srcu() or srcu_barrier() on the domain, and from one of
+ *   the domain's callbacks.  Any use afterwards aborts with a message
+ *   (until init_srcu_struct() again).
  * - srcu_read_lock() returns the index (0 or 1) to hand to the matching
  *   srcu_read_unlock().  Sections nest, may block for as long as they like,
  *   and may overlap sections of other domains in any order.  Any thread

@@ -166,6 +166,11 @@ bool quiesce_cb_on_worker(void)
 	return on_worker == &quiesce_rcu_cb;
 }
 
+bool quiesce_cb_domain_on_worker(const struct quiesce_cb_domain *cbd)
+{
+	return on_worker == cbd;
+}
+
 bool quiesce_cb_gone(void)
 {
 	return QUIESCE_LOAD(&quiesce_rcu_cb.state) == QUIESCE_CB_WORKER_GONE;
@@ -1042,12 +1047,13 @@ void quiesce_cb_domain_shutdown(struct quiesce_cb_domain *cbd, const char *call)
 
 void quiesce_cb_domain_destroy(struct quiesce_cb_domain *cbd)
 {
-	if (quiesce_cb_domain_pending(cbd))
-		quiesce_die("destroying a %s domain with callbacks pending: "
-			    "wait for them with its barrier first", cbd->gp->ops->kind);
+	/* First: the running callback counts as pending, and its barrier would abort. */
 	if (on_worker == cbd)
 		quiesce_die("destroying a %s domain from one of its own callbacks",
 			    cbd->gp->ops->kind);
+	if (quiesce_cb_domain_pending(cbd))
+		quiesce_die("destroying a %s domain with callbacks pending: "
+			    "wait for them with its barrier first", cbd->gp->ops->kind);
 	pthread_mutex_lock(&cbd->start_lock);
 	if (worker_alive(state_after_stop(cbd, 0)))
 		stop_worker(cbd, QUIESCE_CB_WORKER_GONE, 0);

@@ -215,6 +215,8 @@ void quiesce_cb_domains_child_after_fork(void);
 void quiesce_call_rcu_get_stats(struct quiesce_rcu_stats *out);
 /* Whether the calling thread is the default domain's callback thread. */
 bool quiesce_cb_on_worker(void);
+/* Whether the calling thread is cbd's callback thread. */
+bool quiesce_cb_domain_on_worker(const struct quiesce_cb_domain *cbd);
 /* Whether the default domain's callback thread stopped at exit for good. */
 bool quiesce_cb_gone(void);
 

@@ -747,6 +747,13 @@ void quiesce_cleanup_srcu_struct(struct quiesce_srcu_struct *ss)
 	if (inside)
 		quiesce_die("cleanup_srcu_struct() on SRCU domain \"%s\" with %ld reader%s inside",
 			    name_of(ss), inside, inside == 1 ? "" : "s");
+	/*
+	 * Before the pending callbacks, which count the running one: the
+	 * advice there, srcu_barrier(), would abort from a callback too.
+	 */
+	if (quiesce_cb_domain_on_worker(&st->cb))
+		quiesce_die("cleanup_srcu_struct() on SRCU domain \"%s\" from one of its own "
+			    "callbacks: its callback thread cannot stop itself", name_of(ss));
 	if (quiesce_cb_domain_pending(&st->cb))
 		quiesce_die("cleanup_srcu_struct() on SRCU domain \"%s\" with callbacks pending: "
 			    "call srcu_barrier() first", name_of(ss));
