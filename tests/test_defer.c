@@ -297,6 +297,23 @@ static void defer_in_reader(void *unused)
 	quiesce_defer_rcu(count_few, NULL);
 }
 
+/*
+ * A deferred function that waits for the domain's deferred work: it runs
+ * on the domain's callback thread, which the barrier waits for.  It died
+ * as "rcu_barrier() called from an RCU callback", a call the program never
+ * made.
+ */
+static void barrier_in_deferred(void *unused)
+{
+	quiesce_defer_barrier();
+}
+
+static void barrier_from_deferred(void *unused)
+{
+	quiesce_defer_rcu(barrier_in_deferred, NULL);
+	quiesce_defer_barrier();
+}
+
 int main(void)
 {
 	for (size_t d = 0; d < sizeof(domains) / sizeof(domains[0]); d++) {
@@ -308,6 +325,8 @@ int main(void)
 		check_child_detects_violation(busted_child, (void *)dom);
 	}
 	check_child_aborts(defer_in_reader, NULL, "read-side critical section");
+	check_child_aborts(barrier_from_deferred, NULL,
+			   "quiesce_defer_barrier() called on the domain's callback thread");
 	printf("defer_rcu: all checks passed\n");
 	return 0;
 }

@@ -31,7 +31,8 @@
  *   be called by an online QSBR thread, but is then a quiescent state of
  *   it, as liburcu's: when it waits, it does so offline.  The barriers
  *   follow their domain's rcu_barrier() rules (an online QSBR thread may not
- *   call quiesce_qsbr_defer_barrier()).
+ *   call quiesce_qsbr_defer_barrier(); none may be called from a deferred
+ *   function or a callback of its domain: both abort with a message).
  * - fn may itself defer.  Entries are run in order per block; no order is
  *   promised between threads or between blocks.
  * - fork(): the child starts with nothing deferred; what the parent

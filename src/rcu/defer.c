@@ -90,8 +90,11 @@
 #include "common/futex.h"
 #include "common/lib_thread.h"
 #include "common/thread_exit.h"
+#include "rcu/cb_domain.h"
 #include "rcu/defer.h"
 #include "rcu/fork_handlers.h"
+#include "rcu/qsbr.h"
+#include "rcu/rcu_mb.h"
 
 /* A block is a 32-byte header and 254 entries: 4 KiB on 64-bit. */
 #define BLOCK_ENTRIES 254
@@ -111,12 +114,14 @@ static const struct defer_domain {
 	void (*barrier)(void);
 	void (*synchronize)(void);
 	bool qsbr;		/* waits offline when the caller is online */
+	struct quiesce_cb_domain *cb;	/* whose thread runs the deferred functions */
 } domains[NR_DEFER_DOMAINS] = {
-	[DEFER_RCU] = { quiesce_call_rcu, quiesce_rcu_barrier, quiesce_synchronize_rcu, false },
+	[DEFER_RCU] = { quiesce_call_rcu, quiesce_rcu_barrier, quiesce_synchronize_rcu, false,
+			&quiesce_rcu_cb },
 	[DEFER_MB] = { quiesce_call_rcu_mb, quiesce_rcu_barrier_mb, quiesce_synchronize_rcu_mb,
-		       false },
+		       false, &quiesce_rcu_mb_cb },
 	[DEFER_QSBR] = { quiesce_qsbr_call_rcu, quiesce_qsbr_barrier,
-			 quiesce_qsbr_synchronize_rcu, true },
+			 quiesce_qsbr_synchronize_rcu, true, &quiesce_qsbr_cb },
 };
 
 struct defer_block {
@@ -497,10 +502,17 @@ static inline void defer_on(unsigned d, const char *call, void (*fn)(void *p), v
 		hand_over_full(s, full);
 }
 
-static void defer_barrier_on(unsigned d)
+static void defer_barrier_on(unsigned d, const char *call)
 {
 	struct defer_thread *t;
 
+	/*
+	 * The domain's barrier would die there, in its own name: say which
+	 * call the program made.
+	 */
+	if (quiesce_cb_domain_on_worker(domains[d].cb))
+		quiesce_die("%s() called on the domain's callback thread (from a deferred "
+			    "function or a callback): it would wait for itself", call);
 	pthread_mutex_lock(&registry_lock);
 	list_for_each_entry(t, &threads, link) {
 		struct defer_block *b = slot_take(&t->slots[d]);
@@ -530,7 +542,7 @@ void quiesce_defer_barrier(void)
 {
 	if (quiesce_rcu_read_ongoing())
 		inside_reader("quiesce_defer_barrier", "RCU");
-	defer_barrier_on(DEFER_RCU);
+	defer_barrier_on(DEFER_RCU, "quiesce_defer_barrier");
 }
 
 void quiesce_defer_rcu_mb(void (*fn)(void *p), void *p)
@@ -544,7 +556,7 @@ void quiesce_defer_barrier_mb(void)
 {
 	if (quiesce_rcu_mb_read_ongoing())
 		inside_reader("quiesce_defer_barrier_mb", "the mb domain");
-	defer_barrier_on(DEFER_MB);
+	defer_barrier_on(DEFER_MB, "quiesce_defer_barrier_mb");
 }
 
 void quiesce_qsbr_defer_rcu(void (*fn)(void *p), void *p)
@@ -557,5 +569,5 @@ void quiesce_qsbr_defer_barrier(void)
 	if (quiesce_qsbr_thread_online_p())
 		quiesce_die("quiesce_qsbr_defer_barrier() called by an online QSBR thread: "
 			    "it would wait for itself (go offline first)");
-	defer_barrier_on(DEFER_QSBR);
+	defer_barrier_on(DEFER_QSBR, "quiesce_qsbr_defer_barrier");
 }
