@@ -545,6 +545,53 @@ static void replace_match_in_table(void *arg)
 	report_walk(ht);
 }
 
+/*
+ * An RCU or an allocator given with a function missing: rcuhash_new()
+ * took it, and the table called NULL later (a resize's retirement, the
+ * destroy): SIGSEGV, far from the mistake.
+ */
+static void no_op(void)
+{
+}
+
+static int always_inside(void)
+{
+	return 1;
+}
+
+static void rcu_without_call_rcu(void *arg)
+{
+	static const struct quiesce_rcuhash_rcu rcu = {
+		.read_lock = no_op,
+		.read_unlock = no_op,
+		.read_ongoing = always_inside,
+	};
+	static struct dup_item items[200];
+	struct rcuhash_params p = dup_params;
+	struct rcuhash *ht;
+
+	p.rcu = &rcu;
+	ht = rcuhash_new(&p);
+	for (unsigned long i = 0; i < 200; i++) {	/* grows, and retires its first array */
+		items[i].key = i;
+		rcuhash_insert(ht, &items[i].node);
+	}
+}
+
+static void allocator_without_free(void *arg)
+{
+	static struct check_counted c;
+	const struct quiesce_rcuhash_alloc alloc = {
+		.calloc = check_counted_calloc,
+		.aligned_alloc = check_counted_aligned_alloc,
+		.state = &c,
+	};
+	struct rcuhash_params p = dup_params;
+
+	p.alloc = &alloc;
+	rcuhash_destroy(rcuhash_new(&p), NULL, NULL);
+}
+
 static void missing_functions(void *arg)
 {
 	struct rcuhash_params p = { .node_offset = 0 };
@@ -583,6 +630,10 @@ int main(void)
 	check_child_aborts(added_twice, NULL,
 			   "rcuhash_add() of a node that is in the table already");
 	check_child_aborts(missing_functions, NULL, "key_len is 0 but hash or key_equal is missing");
+	check_child_aborts(rcu_without_call_rcu, NULL,
+			   "rcuhash_new(): params.rcu lacks call_rcu");
+	check_child_aborts(allocator_without_free, NULL,
+			   "rcuhash_new(): params.alloc lacks free");
 	rcu_barrier();
 	printf("rcuhash: all checks passed\n");
 	return 0;

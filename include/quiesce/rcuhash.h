@@ -203,7 +203,10 @@ struct quiesce_rcuhash_walk {
 	struct quiesce_rcuhash_walk *open_next;	/* the thread's other open walks */
 };
 
-/* Aborts with a message on inconsistent params or when out of memory. */
+/*
+ * Aborts with a message on inconsistent params (an rcu or alloc struct
+ * with a function missing among them) or when out of memory.
+ */
 QUIESCE_API struct quiesce_rcuhash *
 quiesce_rcuhash_new(const struct quiesce_rcuhash_params *params);
 

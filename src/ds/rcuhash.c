@@ -211,6 +211,25 @@ struct quiesce_rcuhash *quiesce_rcuhash_new(const struct quiesce_rcuhash_params 
 	if ((params->flags & QUIESCE_RCUHASH_KEY_IS_HASH) && params->key_len != sizeof(uint64_t))
 		quiesce_die("rcuhash_new(): QUIESCE_RCUHASH_KEY_IS_HASH needs a key_len of 8, not %zu",
 			    params->key_len);
+	/* Every one is called, some only much later (a resize's retirement, destroy()). */
+	if (params->rcu) {
+		const struct quiesce_rcuhash_rcu *r = params->rcu;
+		const char *lacks = !r->read_lock ? "read_lock" : !r->read_unlock ? "read_unlock"
+				  : !r->read_ongoing ? "read_ongoing" : !r->call_rcu ? "call_rcu" : NULL;
+
+		if (lacks)
+			quiesce_die("rcuhash_new(): params.rcu lacks %s: the table calls all four",
+				    lacks);
+	}
+	if (params->alloc) {
+		const struct quiesce_rcuhash_alloc *a = params->alloc;
+		const char *lacks = !a->calloc ? "calloc" : !a->aligned_alloc ? "aligned_alloc"
+				  : !a->free ? "free" : NULL;
+
+		if (lacks)
+			quiesce_die("rcuhash_new(): params.alloc lacks %s: the table calls all three",
+				    lacks);
+	}
 	if (params->alloc)
 		ht = params->alloc->aligned_alloc(params->alloc->state, QUIESCE_CACHELINE,
 						  sizeof(*ht));
