@@ -867,7 +867,14 @@ void quiesce_cb_domain_barrier(struct quiesce_cb_domain *cbd, const char *call)
 	forbid(cbd, call);
 	if (!QUIESCE_LOAD(&cbd->ever_used))
 		return;
-	wait_for_harvest(cbd, 0);
+	/*
+	 * Without a deadline it gives up only once exit() has stopped the
+	 * thread (GONE): what is still queued then never runs, so the
+	 * barrier cannot keep its promise, and says so.
+	 */
+	if (!wait_for_harvest(cbd, 0) && quiesce_cb_domain_pending(cbd))
+		quiesce_warn("%s() after exit() stopped the %s callback thread: the callbacks "
+			     "queued since will not run", call, cbd->gp->ops->kind);
 }
 
 unsigned long quiesce_cb_domain_start_poll(struct quiesce_cb_domain *cbd)
