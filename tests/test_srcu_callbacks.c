@@ -3,7 +3,8 @@
  * callback runs once, after a grace period of its own domain (a reader
  * asleep in the domain holds it back, one asleep in another domain does
  * not); srcu_barrier() waits for all of them; a polled grace period ends
- * with nobody waiting for it; misuse aborts with a message.
+ * with nobody waiting for it; misuse aborts with a message; exit() inside
+ * a section of a domain does not wait for that domain's callbacks (rcu.h).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -189,8 +190,27 @@ static void barrier_inside_own_section(void *arg)
 	srcu_barrier(&victim);
 }
 
+/*
+ * The section opens before the callback is queued, so that the callback's
+ * grace period waits for it: exit() must not wait (its second, then
+ * "callbacks still pending", for a section of its own caller).
+ */
+static void exit_inside_own_section(void *arg)
+{
+	atomic_int ran = 0;
+
+	(void)arg;
+	init_srcu_struct(&victim);
+	srcu_read_lock(&victim);
+	queue(&victim, &ran);
+	exit(0);
+}
+
 int main(void)
 {
+	char err[4096];
+	int status;
+
 	every_callback_runs_once();
 	readers_hold_their_domain_only();
 	check_child_aborts(cleanup_with_callbacks_pending, NULL,
@@ -203,6 +223,10 @@ int main(void)
 	check_child_aborts(barrier_inside_own_section, NULL,
 			   "srcu_barrier() called inside a read-side critical section of SRCU domain "
 			   "\"victim\"");
+	status = check_run_child(exit_inside_own_section, NULL, err, sizeof(err));
+	CHECK(status == 0 && !strstr(err, "quiesce:"),
+	      "exit() inside an SRCU section waited for the domain's callbacks: status %#x, %s",
+	      status, err);
 	printf("srcu callbacks: all checks passed\n");
 	return 0;
 }

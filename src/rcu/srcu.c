@@ -353,10 +353,13 @@ static bool srcu_no_reader(struct quiesce_gp_domain *d)
 	return readers_inside(ss, 0, false) == 0 && readers_inside(ss, 1, false) == 0;
 }
 
+static bool srcu_caller_holds(struct quiesce_gp_domain *d);
+
 static const struct quiesce_gp_domain_ops srcu_ops = {
 	.kind = "SRCU",
 	.barrier_first = true,
 	.no_reader = srcu_no_reader,
+	.caller_holds = srcu_caller_holds,
 	.start = srcu_start,
 	.blocking = srcu_blocking,
 	.next_wait = srcu_next_wait,
@@ -651,9 +654,12 @@ void quiesce_srcu_wake_grace_period(struct quiesce_srcu_struct *ss)
 	quiesce_gp_wake(&ss->writer_sleeping);
 }
 
-/* Aborts when the calling thread's counts say it is inside a section of ss. */
-static void forbid_inside_own_section(struct quiesce_srcu_struct *ss,
-				      struct quiesce_srcu_state *st, const char *call)
+/*
+ * Whether the calling thread's counts say it is inside a section of ss,
+ * which ss shows no hand-off for (srcu.h): a wait for ss's grace periods
+ * would wait for itself.
+ */
+static bool inside_own_section(struct quiesce_srcu_struct *ss, struct quiesce_srcu_state *st)
 {
 	bool inside = record_holds(ss, st);
 
@@ -662,13 +668,34 @@ static void forbid_inside_own_section(struct quiesce_srcu_struct *ss,
 		    slot_count(quiesce_srcu_slots_self, ss, 2 + i))
 			inside = true;
 	if (!inside || QUIESCE_LOAD(&st->handed_off))
-		return;
+		return false;
 	if (slots_show_hand_off(ss)) {
 		QUIESCE_STORE(&st->handed_off, true);
-		return;
+		return false;
 	}
-	quiesce_die("%s() called inside a read-side critical section of SRCU domain \"%s\" "
-		    "that this thread opened: it would wait for itself forever", call, name_of(ss));
+	return true;
+}
+
+/* Aborts when the calling thread's counts say it is inside a section of ss. */
+static void forbid_inside_own_section(struct quiesce_srcu_struct *ss,
+				      struct quiesce_srcu_state *st, const char *call)
+{
+	if (inside_own_section(ss, st))
+		quiesce_die("%s() called inside a read-side critical section of SRCU domain "
+			    "\"%s\" that this thread opened: it would wait for itself forever",
+			    call, name_of(ss));
+}
+
+/*
+ * The callback thread's throttle and exit wait, and the check after each
+ * callback, ask this (cb_domain.c): exit() inside a section of the domain
+ * does not wait for the domain's callbacks, as inside any other section.
+ */
+static bool srcu_caller_holds(struct quiesce_gp_domain *d)
+{
+	struct quiesce_srcu_state *st = state_of(d);
+
+	return inside_own_section(st->ss, st);
 }
 
 /*
