@@ -365,10 +365,43 @@ static void destroy_busy(void *arg)
 	freezer_destroy(&fz);
 }
 
+/* fork() by the thread that froze a freezer: the child thaws it and uses it (freeze.h). */
+static struct freezer fork_f;
+
+static void thaw_after_fork(void *arg)
+{
+	(void)arg;
+	CHECK(freezer_frozen(&fork_f), "the child's freezer is not frozen");
+	CHECK(freezer_thaw(&fork_f) == 0, "the child cannot thaw");
+	for (int i = 0; i < 3; i++) {
+		freezer_start(&fork_f, 0);
+		freezer_start(&fork_f, 1);
+		freezer_end(&fork_f, 1);
+		freezer_end(&fork_f, 0);
+		CHECK(freezer_freeze(&fork_f) == 0 && freezer_thaw(&fork_f) == 0,
+		      "the child cannot freeze");
+	}
+	freezer_destroy(&fork_f);
+}
+
+static void test_fork_frozen(void)
+{
+	char err[4096];
+	int status;
+
+	CHECK(freezer_init(&fork_f, 2) == 0, "init");
+	CHECK(freezer_freeze(&fork_f) == 0, "freeze");
+	status = check_run_child(thaw_after_fork, NULL, err, sizeof(err));
+	CHECK(status == 0, "child of a freezer's freezer: status %#x, %s", status, err);
+	CHECK(freezer_thaw(&fork_f) == 0, "thaw");
+	freezer_destroy(&fork_f);
+}
+
 int main(void)
 {
 	test_init_and_errors();
 	test_order();
+	test_fork_frozen();
 	/* At least 1 s, and until both sides made progress. */
 	CHECK(run_stress(1000, 1000, 10, CHECK_HANG_MS) == 0,
 	      "work ran while the freezer was frozen");

@@ -590,6 +590,45 @@ static void down_write_inside_reader(void *arg)
 	percpu_down_write(&sem);
 }
 
+/*
+ * fork() by a thread that holds the semaphore (for write, then for read):
+ * the child releases the hold it inherited and uses the semaphore as the
+ * parent does (percpu_rwsem.h, fork()).
+ */
+static struct percpu_rw_semaphore fork_sem;
+
+static void use_after_fork(void *held_for_write)
+{
+	if (held_for_write)
+		percpu_up_write(&fork_sem);
+	else
+		percpu_up_read(&fork_sem);
+	for (int i = 0; i < 3; i++) {
+		percpu_down_read(&fork_sem);
+		percpu_up_read(&fork_sem);
+		percpu_down_write(&fork_sem);
+		percpu_up_write(&fork_sem);
+	}
+	percpu_free_rwsem(&fork_sem);
+}
+
+static void test_fork_holding(void)
+{
+	char err[4096];
+	int status;
+
+	percpu_init_rwsem(&fork_sem);
+	percpu_down_write(&fork_sem);
+	status = check_run_child(use_after_fork, &fork_sem, err, sizeof(err));
+	CHECK(status == 0, "child of a writer: status %#x, %s", status, err);
+	percpu_up_write(&fork_sem);
+	percpu_down_read(&fork_sem);
+	status = check_run_child(use_after_fork, NULL, err, sizeof(err));
+	CHECK(status == 0, "child of a reader: status %#x, %s", status, err);
+	percpu_up_read(&fork_sem);
+	percpu_free_rwsem(&fork_sem);
+}
+
 int main(void)
 {
 	check_rseq_mode();
@@ -606,6 +645,7 @@ int main(void)
 	test_readers_not_starved();
 	test_release_on_other_thread();
 	test_burst_closes_once();
+	test_fork_holding();
 	check_child_aborts(up_write_unheld, NULL, "not held for write");
 	check_child_aborts(assert_unheld, NULL, "is not held for write");
 	check_child_aborts(unbalanced_up_read, NULL, "reader count of -1");

@@ -39,6 +39,12 @@
  * - It serves the threads of one process: its counters are per-CPU
  *   allocations of the process, its gate closes with grace periods and
  *   barriers of the process, and its waiters sleep on private futexes.
+ * - fork(): the child may use a semaphore that no other thread of the
+ *   parent held, waited for or was inside a call on at the fork.  What the
+ *   forking thread held it still holds there, and releases as usual.  One
+ *   that another thread held or waited for is unusable in the child, as
+ *   any lock: a read hold of a vanished thread is never released there,
+ *   and the child's next writer waits for it for ever.
  * - percpu_down_write() must not be called inside an RCU read-side
  *   critical section (it may wait for a grace period): it aborts with a
  *   message there, whatever the kind of readers.  The write side may be
