@@ -244,8 +244,10 @@ QUIESCE_API void quiesce_cond_synchronize_rcu(unsigned long cookie);
  *   waited for.
  * - free_rcu(ptr, field) frees ptr with free() after a grace period; field is
  *   its struct rcu_head member, at most 4095 bytes into the object.
- * - quiesce_call_rcu_shutdown() runs rcu_barrier() and stops the callback
- *   thread; a later call_rcu() starts it again.  At exit() the library waits
+ * - quiesce_call_rcu_shutdown() waits for the callbacks queued on the
+ *   callback thread, as rcu_barrier() does for them, and stops the thread;
+ *   a later call_rcu() starts it again.  Workers' callbacks are not waited
+ *   for (quiesce_call_rcu_worker_destroy() runs them, call_rcu_worker.h).  At exit() the library waits
  *   (at most one second, and not at all when exit() is called inside a
  *   critical section or from a callback) for the pending callbacks to run,
  *   then stops the thread so that no callback runs during the rest of exit.
