@@ -23,6 +23,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <quiesce/rcu.h>
 
@@ -291,6 +293,56 @@ static void lfs_busted_child(void *arg)
 	exit(lfs_stress(BUSTED_STALL_MS) ? 1 : 0);
 }
 
+/*
+ * fork() while another thread's wfs push is cut between its two steps
+ * (stack.h, fork()): the child finds the node on top, unlinked for ever.
+ * Built by hand: the exchange of _quiesce_wfs_push() without its link.
+ */
+static struct quiesce_wfs_stack fork_wfs;
+static struct quiesce_wfs_node fork_wn[2];
+
+static void fork_cut_push_child(void *arg)
+{
+	int state = -1;
+
+	(void)arg;
+	for (int i = 0; i < 3; i++)
+		CHECK(quiesce_wfs_sc_pop_nonblocking(&fork_wfs) == QUIESCE_WFS_WOULDBLOCK,
+		      "the child: the cut push would block (%d)", i);
+	CHECK(!quiesce_wfs_empty(&fork_wfs), "the child: the cut node counts");
+	CHECK(quiesce_wfs_next_nonblocking(&fork_wn[1]) == QUIESCE_WFS_WOULDBLOCK,
+	      "the child: a walk stops at the cut node");
+	/* A pop-all takes the cut chain, and the stack works again. */
+	CHECK(quiesce_wfs_sc_pop_all(&fork_wfs) == (struct quiesce_wfs_head *)&fork_wn[1],
+	      "the child: a pop-all takes the cut node");
+	CHECK(quiesce_wfs_push(&fork_wfs, &fork_wn[0]) == 0 &&
+	      quiesce_wfs_sc_pop_with_state_nonblocking(&fork_wfs, &state) == &fork_wn[0] &&
+	      state == QUIESCE_WFS_STATE_LAST, "the child: the emptied stack works");
+	_exit(0);
+}
+
+static void test_fork_cut_push(void)
+{
+	char err[4096];
+	int status;
+
+	quiesce_wfs_init(&fork_wfs);
+	quiesce_wfs_push(&fork_wfs, &fork_wn[0]);
+	fork_wn[1].next = NULL;
+	CHECK(__atomic_exchange_n(&fork_wfs.head, (struct quiesce_wfs_head *)&fork_wn[1],
+				  __ATOMIC_ACQ_REL) == (struct quiesce_wfs_head *)&fork_wn[0],
+	      "the top was the first node");
+	status = check_run_child(fork_cut_push_child, NULL, err, sizeof(err));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the fork child: status %#x: %s",
+	      status, err);
+	/* The parent's pusher finishes: its stack is whole. */
+	__atomic_store_n(&fork_wn[1].next, &fork_wn[0], __ATOMIC_RELEASE);
+	CHECK(quiesce_wfs_pop_blocking(&fork_wfs) == &fork_wn[1] &&
+	      quiesce_wfs_pop_blocking(&fork_wfs) == &fork_wn[0] && quiesce_wfs_empty(&fork_wfs),
+	      "the parent's stack after the fork");
+	quiesce_wfs_destroy(&fork_wfs);
+}
+
 /* The return conventions, on one thread. */
 static void conventions(void)
 {
@@ -337,6 +389,7 @@ static void conventions(void)
 int main(void)
 {
 	conventions();
+	test_fork_cut_push();
 	CHECK(wfs_stress(STALL_MS) == 0, "the wait-free stack lost or doubled elements");
 	CHECK(lfs_stress(STALL_MS) == 0, "the lock-free stack lost, doubled or freed elements");
 	/* As in test_call_rcu_stress.c: no callback thread of ours in the children. */

@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <quiesce/rcu.h>
 
@@ -379,6 +381,82 @@ static void conventions(void)
 	quiesce_wfcq_destroy(&h2, &t2);
 }
 
+/*
+ * fork() while another thread's enqueue is cut between its two steps
+ * (wfqueue.h, fork()): the child inherits a node that holds the tail but is
+ * linked from nowhere, and nobody will link it there.  Built by hand, as
+ * cut_enqueue() below does: the exchange of _quiesce_wfcq_append() without
+ * its link store.
+ */
+static struct quiesce_wfcq_head fork_h, fork_h2;
+static struct quiesce_wfcq_tail fork_t, fork_t2;
+static struct quiesce_wfcq_node fork_n[4];
+
+static void *fork_blocking_dequeue(void *arg)
+{
+	atomic_bool *returned = arg;
+
+	quiesce_wfcq_dequeue_blocking(&fork_h2, &fork_t2);
+	atomic_store(returned, true);
+	return NULL;
+}
+
+static void fork_cut_child(void *arg)
+{
+	static atomic_bool returned;
+	pthread_t thread;
+
+	(void)arg;
+	/* The node before the cut one is reached, but a dequeue waits behind it. */
+	CHECK(quiesce_wfcq_sc_first_nonblocking(&fork_h, &fork_t) == &fork_n[0] &&
+	      quiesce_wfcq_sc_next_nonblocking(&fork_h, &fork_t, &fork_n[0]) ==
+	      QUIESCE_WFCQ_WOULDBLOCK, "the child: iteration up to the cut");
+	for (int i = 0; i < 3; i++)
+		CHECK(quiesce_wfcq_sc_dequeue_nonblocking(&fork_h, &fork_t) == QUIESCE_WFCQ_WOULDBLOCK,
+		      "the child: the node before the cut would block (%d)", i);
+	CHECK(QUIESCE_LOAD(&fork_h.node.next) == &fork_n[0], "the child: the queue as it was");
+	CHECK(!quiesce_wfcq_empty(&fork_h, &fork_t), "the child: the cut node counts");
+	/*
+	 * A splice needs the first link only: it moves the cut along, into
+	 * a queue that then has it, and leaves the source usable.
+	 */
+	CHECK(quiesce_wfcq_sc_splice_nonblocking(&fork_h2, &fork_t2, &fork_h, &fork_t) ==
+	      QUIESCE_WFCQ_RET_DEST_EMPTY, "the child: a splice of the cut queue");
+	CHECK(quiesce_wfcq_sc_dequeue_nonblocking(&fork_h2, &fork_t2) == QUIESCE_WFCQ_WOULDBLOCK,
+	      "the child: the splice's destination has the cut");
+	/* A blocking dequeue waits for the link for ever: still waiting here. */
+	pthread_create(&thread, NULL, fork_blocking_dequeue, &returned);
+	check_sleep_us(200000);
+	CHECK(!atomic_load(&returned), "the child: a blocking dequeue met no cut node");
+	CHECK(!quiesce_wfcq_enqueue(&fork_h, &fork_t, &fork_n[2]) &&
+	      quiesce_wfcq_dequeue_blocking(&fork_h, &fork_t) == &fork_n[2] &&
+	      quiesce_wfcq_empty(&fork_h, &fork_t), "the child: the spliced source works");
+	_exit(0);
+}
+
+static void test_fork_cut_enqueue(void)
+{
+	char err[4096];
+	int status;
+
+	quiesce_wfcq_init(&fork_h, &fork_t);
+	quiesce_wfcq_init(&fork_h2, &fork_t2);
+	quiesce_wfcq_enqueue(&fork_h, &fork_t, &fork_n[0]);
+	fork_n[1].next = NULL;
+	CHECK(__atomic_exchange_n(&fork_t.p, &fork_n[1], __ATOMIC_ACQ_REL) == &fork_n[0],
+	      "the tail was the first node");
+	status = check_run_child(fork_cut_child, NULL, err, sizeof(err));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the fork child: status %#x: %s",
+	      status, err);
+	/* The parent's enqueuer finishes: its queue is whole. */
+	__atomic_store_n(&fork_n[0].next, &fork_n[1], __ATOMIC_RELEASE);
+	CHECK(quiesce_wfcq_dequeue_blocking(&fork_h, &fork_t) == &fork_n[0] &&
+	      quiesce_wfcq_dequeue_blocking(&fork_h, &fork_t) == &fork_n[1] &&
+	      quiesce_wfcq_empty(&fork_h, &fork_t), "the parent's queue after the fork");
+	quiesce_wfcq_destroy(&fork_h, &fork_t);
+	quiesce_wfcq_destroy(&fork_h2, &fork_t2);
+}
+
 /* A consumer on its own thread, for the windows below. */
 struct waiter {
 	struct quiesce_wfcq_head *h;
@@ -464,6 +542,7 @@ static void rcu_conventions(void)
 int main(void)
 {
 	conventions();
+	test_fork_cut_enqueue();
 	rcu_conventions();
 	CHECK(run_stress(STALL_MS, false) == 0, "the queue lost, doubled or reordered elements");
 	check_child_detects_violation(busted_child, NULL);

@@ -27,6 +27,14 @@
  *   linked it to the one below, as quiesce/wfqueue.h describes; the
  *   nonblocking pop returns QUIESCE_WFS_WOULDBLOCK instead.  Walking a
  *   popped-all chain (quiesce_wfs_next_blocking()) waits the same way.
+ * - fork(): the child may use a stack that no other thread of the parent
+ *   was pushing to or popping from at the fork.  A push that another
+ *   thread had begun leaves its node on top, unlinked for ever: the
+ *   child's blocking pops and walks wait for that link for ever (1 ms
+ *   sleeps, reported nowhere), the nonblocking pop returns
+ *   QUIESCE_WFS_WOULDBLOCK every time, and the nodes below are out of
+ *   reach.  A pop-all takes the cut chain and leaves the stack usable.  A
+ *   pop that another thread was inside leaves the mutex held.
  *
  * Lock-free stack (lfs): who may call what concurrently
  * - quiesce_lfs_push(), quiesce_lfs_pop_all(): any thread, concurrently
@@ -41,6 +49,9 @@
  *   thread, under the stack's mutex, no read-side section; nodes may be
  *   freed at once, provided that nobody pops the same stack with
  *   quiesce_lfs_pop_rcu() or quiesce_lfs_pop_all() at the same time.
+ * - fork(): a lock-free push or pop is one compare-exchange, so the child
+ *   never finds one half done; only the mutex of the _blocking pops, if
+ *   another thread held it at the fork, is lost there, as any lock.
  *
  * Contention: a pop (either stack) or a lock-free push whose
  * compare-exchange fails waits a few pause instructions before it tries
