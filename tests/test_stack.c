@@ -20,6 +20,7 @@
 #include <quiesce/stack.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,6 +344,49 @@ static void test_fork_cut_push(void)
 	quiesce_wfs_destroy(&fork_wfs);
 }
 
+/*
+ * A signal handler that interrupts a wfs push between its two steps
+ * (stack.h, signal handlers): its push goes on top of the cut node, its
+ * nonblocking pops take that push back and then say "would block" at the
+ * cut instead of waiting for the interrupted thread's link.
+ */
+static struct quiesce_wfs_stack sig_wfs;
+static struct quiesce_wfs_node sig_wn[3];
+static int sig_was_non_empty;
+static struct quiesce_wfs_node *sig_pops[2];
+
+static void push_in_handler(int sig)
+{
+	(void)sig;
+	sig_was_non_empty = quiesce_wfs_push(&sig_wfs, &sig_wn[2]);
+	sig_pops[0] = quiesce_wfs_sc_pop_nonblocking(&sig_wfs);
+	sig_pops[1] = quiesce_wfs_sc_pop_nonblocking(&sig_wfs);
+}
+
+static void test_signal_handler_push(void)
+{
+	struct sigaction sa = { .sa_handler = push_in_handler }, old;
+
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGUSR1, &sa, &old) == 0, "sigaction");
+	quiesce_wfs_init(&sig_wfs);
+	quiesce_wfs_push(&sig_wfs, &sig_wn[0]);
+	sig_wn[1].next = NULL;
+	CHECK(__atomic_exchange_n(&sig_wfs.head, (struct quiesce_wfs_head *)&sig_wn[1],
+				  __ATOMIC_ACQ_REL) == (struct quiesce_wfs_head *)&sig_wn[0],
+	      "the top was the first node");
+	raise(SIGUSR1);
+	CHECK(sig_was_non_empty == 1, "the handler's push found the stack empty");
+	CHECK(sig_pops[0] == &sig_wn[2] && sig_pops[1] == QUIESCE_WFS_WOULDBLOCK,
+	      "the handler's pops: %p, %p", (void *)sig_pops[0], (void *)sig_pops[1]);
+	__atomic_store_n(&sig_wn[1].next, &sig_wn[0], __ATOMIC_RELEASE);
+	CHECK(quiesce_wfs_sc_pop_nonblocking(&sig_wfs) == &sig_wn[1] &&
+	      quiesce_wfs_sc_pop_nonblocking(&sig_wfs) == &sig_wn[0] && quiesce_wfs_empty(&sig_wfs),
+	      "after the handler");
+	quiesce_wfs_destroy(&sig_wfs);
+	CHECK(sigaction(SIGUSR1, &old, NULL) == 0, "sigaction");
+}
+
 /* The return conventions, on one thread. */
 static void conventions(void)
 {
@@ -390,6 +434,7 @@ int main(void)
 {
 	conventions();
 	test_fork_cut_push();
+	test_signal_handler_push();
 	CHECK(wfs_stress(STALL_MS) == 0, "the wait-free stack lost or doubled elements");
 	CHECK(lfs_stress(STALL_MS) == 0, "the lock-free stack lost, doubled or freed elements");
 	/* As in test_call_rcu_stress.c: no callback thread of ours in the children. */

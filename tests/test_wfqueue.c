@@ -26,6 +26,7 @@
 #include <quiesce/wfqueue.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -457,6 +458,50 @@ static void test_fork_cut_enqueue(void)
 	quiesce_wfcq_destroy(&fork_h2, &fork_t2);
 }
 
+/*
+ * A signal handler that interrupts an enqueue between its two steps
+ * (wfqueue.h, signal handlers): its own enqueue goes in behind the cut node,
+ * and its nonblocking dequeue says "would block" instead of waiting for the
+ * link that only the interrupted thread can store.  The cut is built by
+ * hand, as below, and the handler runs at a known point (raise()).
+ */
+static struct quiesce_wfcq_head sig_hd;
+static struct quiesce_wfcq_tail sig_tl;
+static struct quiesce_wfcq_node sig_n[3];
+static bool sig_was_non_empty;
+static struct quiesce_wfcq_node *sig_got;
+
+static void enqueue_in_handler(int sig)
+{
+	(void)sig;
+	sig_was_non_empty = quiesce_wfcq_enqueue(&sig_hd, &sig_tl, &sig_n[2]);
+	sig_got = quiesce_wfcq_sc_dequeue_nonblocking(&sig_hd, &sig_tl);
+}
+
+static void test_signal_handler_enqueue(void)
+{
+	struct sigaction sa = { .sa_handler = enqueue_in_handler }, old;
+
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGUSR1, &sa, &old) == 0, "sigaction");
+	quiesce_wfcq_init(&sig_hd, &sig_tl);
+	quiesce_wfcq_enqueue(&sig_hd, &sig_tl, &sig_n[0]);
+	sig_n[1].next = NULL;
+	CHECK(__atomic_exchange_n(&sig_tl.p, &sig_n[1], __ATOMIC_ACQ_REL) == &sig_n[0],
+	      "the tail was the first node");
+	raise(SIGUSR1);
+	CHECK(sig_was_non_empty, "the handler's enqueue found the queue empty");
+	CHECK(sig_got == QUIESCE_WFCQ_WOULDBLOCK, "the handler's nonblocking dequeue: %p",
+	      (void *)sig_got);
+	__atomic_store_n(&sig_n[0].next, &sig_n[1], __ATOMIC_RELEASE);
+	for (int i = 0; i < 3; i++)
+		CHECK(quiesce_wfcq_sc_dequeue_nonblocking(&sig_hd, &sig_tl) == &sig_n[i],
+		      "after the handler: node %d", i);
+	CHECK(quiesce_wfcq_empty(&sig_hd, &sig_tl), "after the handler: empty");
+	quiesce_wfcq_destroy(&sig_hd, &sig_tl);
+	CHECK(sigaction(SIGUSR1, &old, NULL) == 0, "sigaction");
+}
+
 /* A consumer on its own thread, for the windows below. */
 struct waiter {
 	struct quiesce_wfcq_head *h;
@@ -543,6 +588,7 @@ int main(void)
 {
 	conventions();
 	test_fork_cut_enqueue();
+	test_signal_handler_enqueue();
 	rcu_conventions();
 	CHECK(run_stress(STALL_MS, false) == 0, "the queue lost, doubled or reordered elements");
 	check_child_detects_violation(busted_child, NULL);

@@ -27,6 +27,12 @@
  *   linked it to the one below, as quiesce/wfqueue.h describes; the
  *   nonblocking pop returns QUIESCE_WFS_WOULDBLOCK instead.  Walking a
  *   popped-all chain (quiesce_wfs_next_blocking()) waits the same way.
+ * - Signal handlers may push (quiesce_wfs_push() is an exchange and a
+ *   store), also when they interrupted a push or a pop of the same stack.
+ *   A blocking pop or walk in a handler may wait for ever for the link of
+ *   the very push it interrupted, and the mutex is not async-signal-safe;
+ *   quiesce_wfs_sc_pop_nonblocking() returns QUIESCE_WFS_WOULDBLOCK
+ *   there, if the handler is the only popper and interrupted no pop.
  * - fork(): the child may use a stack that no other thread of the parent
  *   was pushing to or popping from at the fork.  A push that another
  *   thread had begun leaves its node on top, unlinked for ever: the
@@ -49,6 +55,8 @@
  *   thread, under the stack's mutex, no read-side section; nodes may be
  *   freed at once, provided that nobody pops the same stack with
  *   quiesce_lfs_pop_rcu() or quiesce_lfs_pop_all() at the same time.
+ * - Signal handlers may call quiesce_lfs_push() and quiesce_lfs_pop_all():
+ *   lock-free, they never wait for the thread the handler interrupted.
  * - fork(): a lock-free push or pop is one compare-exchange, so the child
  *   never finds one half done; only the mutex of the _blocking pops, if
  *   another thread held it at the fork, is lost there, as any lock.

@@ -49,6 +49,16 @@
  *   as it was.  No call waits for an empty queue to fill: enqueue returns
  *   false when it made the queue non-empty, which is when a consumer that
  *   sleeps needs a wake-up.
+ * - Signal handlers may call quiesce_wfcq_enqueue(): it is
+ *   async-signal-safe (an exchange and a store, no lock), also when the
+ *   handler interrupted an enqueue or a consumer call on the same queue.
+ *   A handler may not wait for the queue: the thread it interrupted may be
+ *   the enqueuer between its two steps, whose link only that thread can
+ *   store, so a blocking call (or dequeue_rcu) there waits for ever; the
+ *   mutex is not async-signal-safe; and an sc_ call is serialized with a
+ *   consumer it interrupted only if it interrupted none.  A handler that
+ *   is the queue's only consumer and interrupted no call on it may use the
+ *   nonblocking sc_ calls, which return QUIESCE_WFCQ_WOULDBLOCK there.
  * - fork(): the child may use a queue that no other thread of the parent
  *   was enqueueing to or consuming from at the fork.  An enqueue that
  *   another thread had begun stays cut in the child: its node holds the
