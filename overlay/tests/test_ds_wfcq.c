@@ -28,6 +28,8 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -349,6 +351,67 @@ static void lfq_mpmc(void)
 	printf("cds_lfq: %lu nodes, each taken once, in order\n", atomic_load(&lfq_taken));
 }
 
+/*
+ * fork() while another thread's cds_lfq enqueue is between its two stores
+ * (urcu/rculfqueue.h, fork()): the node holds the tail, linked from nowhere,
+ * and no thread of the child will link it, so the child's dequeue waits for
+ * it for ever, where liburcu's Michael-Scott queue, whose enqueue links its
+ * node with its first compare-exchange and whose later steps any thread
+ * helps along, never waits.  The cut is built by hand: the tail exchange
+ * of quiesce's enqueue without its link store.
+ */
+static struct cds_lfq_queue_rcu fork_lfq;
+static struct cds_lfq_node_rcu fork_ln[2];
+static atomic_bool fork_dequeued;
+
+static void *fork_lfq_dequeue(void *arg)
+{
+	(void)arg;
+	rcu_register_thread();
+	rcu_read_lock();
+	(void)cds_lfq_dequeue_rcu(&fork_lfq);
+	rcu_read_unlock();
+	atomic_store(&fork_dequeued, true);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void lfq_fork_child(void *arg)
+{
+	pthread_t t;
+
+	(void)arg;
+	CHECK(cds_lfq_destroy_rcu(&fork_lfq) == -EPERM, "the child: the cut node counts");
+	pthread_create(&t, NULL, fork_lfq_dequeue, NULL);
+	check_sleep_us(200000);
+	CHECK(!atomic_load(&fork_dequeued), "the child: a dequeue met no cut node");
+	_exit(0);
+}
+
+static void lfq_fork_cut(void)
+{
+	char err[4096];
+	int status;
+
+	cds_lfq_init_rcu(&fork_lfq, call_rcu);
+	cds_lfq_node_init_rcu(&fork_ln[0]);
+	cds_lfq_enqueue_rcu(&fork_lfq, &fork_ln[0]);
+	cds_lfq_node_init_rcu(&fork_ln[1]);
+	CHECK(__atomic_exchange_n(&fork_lfq.tail.p, &fork_ln[1].wfcq, __ATOMIC_ACQ_REL) ==
+	      &fork_ln[0].wfcq, "the tail was the first node");
+	status = check_run_child(lfq_fork_child, NULL, err, sizeof(err));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the fork child: status %#x: %s",
+	      status, err);
+	/* The parent's enqueuer finishes: its queue is whole. */
+	__atomic_store_n(&fork_ln[0].wfcq.next, &fork_ln[1].wfcq, __ATOMIC_RELEASE);
+	rcu_read_lock();
+	CHECK(cds_lfq_dequeue_rcu(&fork_lfq) == &fork_ln[0] &&
+	      cds_lfq_dequeue_rcu(&fork_lfq) == &fork_ln[1] && cds_lfq_dequeue_rcu(&fork_lfq) == NULL,
+	      "the parent's queue after the fork");
+	rcu_read_unlock();
+	CHECK(cds_lfq_destroy_rcu(&fork_lfq) == 0, "destroy after the fork");
+}
+
 int main(void)
 {
 	/* liburcu's layout, which BIND 9 asserts: the head without a mutex is its node. */
@@ -358,6 +421,7 @@ int main(void)
 	wfq_codes();
 	wfcq_mpmc(NULL);
 	lfq_mpmc();
+	lfq_fork_cut();
 	check_child_detects_violation(wfcq_mpmc, "busted");
 	return 0;
 }

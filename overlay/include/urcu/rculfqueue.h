@@ -15,6 +15,14 @@
  * dummies: the call_rcu function passed to cds_lfq_init_rcu() is never
  * called.
  *
+ * Unlike liburcu's, where an enqueue links its node with its first
+ * compare-exchange and any thread moves a lagging tail on, a node here is
+ * linked only by the thread that began its enqueue.  So a fork() child in
+ * which that thread does not exist, or a signal handler that interrupted
+ * that very enqueue, waits for ever in cds_lfq_dequeue_rcu() once it
+ * reaches the node (quiesce/wfqueue.h, fork() and signal handlers): fork
+ * with no enqueue in progress, and do not dequeue in a handler.
+ *
  * Ordering: a dequeuer sees what the enqueuer wrote to the node before
  * enqueueing it; nodes of one enqueuer leave in the order it enqueued them.
  */
