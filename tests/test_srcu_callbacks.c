@@ -206,6 +206,50 @@ static void exit_inside_own_section(void *arg)
 	exit(0);
 }
 
+/*
+ * A callback that opens a section of its own domain and hands it to another
+ * thread, which ends it later (srcu.h: any thread may unlock what another
+ * locked; such a section belongs to no thread).  The callback thread's next
+ * grace period waits for that thread, not for itself: the callbacks go on
+ * once the section ends.  The closer waits well past the callback's return,
+ * so that the section is still open when the callback thread looks.
+ */
+static struct srcu_struct handing;
+static atomic_int handed_idx = -1;
+
+static void lock_and_hand_off(struct rcu_head *head)
+{
+	(void)head;
+	atomic_store(&handed_idx, srcu_read_lock(&handing));
+}
+
+static void *closer(void *arg)
+{
+	while (atomic_load(&handed_idx) < 0)
+		check_sleep_us(1000);
+	check_sleep_us(200000);
+	srcu_read_unlock(&handing, atomic_load(&handed_idx));
+	return arg;
+}
+
+static void callback_hands_section_off(void *arg)
+{
+	static struct rcu_head head;
+	atomic_int ran = 0;
+	pthread_t t;
+
+	(void)arg;
+	init_srcu_struct(&handing);
+	pthread_create(&t, NULL, closer, NULL);
+	call_srcu(&handing, &head, lock_and_hand_off);
+	pthread_join(t, NULL);
+	queue(&handing, &ran);
+	srcu_barrier(&handing);
+	CHECK(atomic_load(&ran) == 1, "the callback after the hand-off ran %d times",
+	      atomic_load(&ran));
+	cleanup_srcu_struct(&handing);
+}
+
 int main(void)
 {
 	char err[4096];
@@ -226,6 +270,10 @@ int main(void)
 	status = check_run_child(exit_inside_own_section, NULL, err, sizeof(err));
 	CHECK(status == 0 && !strstr(err, "quiesce:"),
 	      "exit() inside an SRCU section waited for the domain's callbacks: status %#x, %s",
+	      status, err);
+	status = check_run_child(callback_hands_section_off, NULL, err, sizeof(err));
+	CHECK(status == 0 && !strstr(err, "quiesce:"),
+	      "a callback that handed a section of its domain to another thread: status %#x, %s",
 	      status, err);
 	printf("srcu callbacks: all checks passed\n");
 	return 0;

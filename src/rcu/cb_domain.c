@@ -260,8 +260,13 @@ static uint64_t invoke(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *li
 		if (QUIESCE_UNLIKELY(quiesce_rcu_read_ongoing()))
 			quiesce_die("RCU callback %p returned inside a read-side critical section",
 				    (void *)(uintptr_t)func);
-		/* This thread waits for the domain's grace periods next: for itself, if it holds them. */
-		if (QUIESCE_UNLIKELY(caller_holds_gp(cbd)))
+		/*
+		 * This thread waits for the domain's grace periods next: for
+		 * itself, if it holds them.  Not where a section may have been
+		 * handed to another thread, which ends it (SRCU): a section
+		 * left open by mistake there shows in the stall reports.
+		 */
+		if (QUIESCE_UNLIKELY(!cbd->gp->ops->sections_handed_off && caller_holds_gp(cbd)))
 			quiesce_die("%s callback %p returned holding its domain's grace periods (inside "
 				    "a read-side critical section; QSBR: registered and online): its "
 				    "callback thread would wait for itself forever",

@@ -55,6 +55,14 @@ struct quiesce_gp_domain_ops {
 	 * one (the callback thread's throttle and exit wait look).
 	 */
 	bool (*caller_holds)(struct quiesce_gp_domain *d);
+	/*
+	 * Whether a section may end on another thread than the one that
+	 * opened it (SRCU's hand-off, srcu.h).  Then caller_holds() also says
+	 * yes for a section handed off and not ended yet, which another
+	 * thread ends: it may make a caller skip a wait (the throttle, exit),
+	 * but the check after each callback does not abort on it.
+	 */
+	bool sections_handed_off;
 	/* Starts a grace period: flips the domain's phase. */
 	void (*start)(struct quiesce_gp_domain *d);
 	/*

@@ -360,6 +360,7 @@ static const struct quiesce_gp_domain_ops srcu_ops = {
 	.barrier_first = true,
 	.no_reader = srcu_no_reader,
 	.caller_holds = srcu_caller_holds,
+	.sections_handed_off = true,
 	.start = srcu_start,
 	.blocking = srcu_blocking,
 	.next_wait = srcu_next_wait,
@@ -687,9 +688,11 @@ static void forbid_inside_own_section(struct quiesce_srcu_struct *ss,
 }
 
 /*
- * The callback thread's throttle and exit wait, and the check after each
- * callback, ask this (cb_domain.c): exit() inside a section of the domain
- * does not wait for the domain's callbacks, as inside any other section.
+ * The callback thread's throttle and exit wait ask this (cb_domain.c):
+ * exit() inside a section of the domain does not wait for the domain's
+ * callbacks, as inside any other section.  Not the check after each
+ * callback (sections_handed_off): a callback may hand a section it opened
+ * to another thread, and this says yes until that thread has ended it.
  */
 static bool srcu_caller_holds(struct quiesce_gp_domain *d)
 {
