@@ -20,9 +20,9 @@
  * At fork() no update is half done.  A lock may still be held, by a thread
  * between taking it and seeing the flag: the child makes every table lock
  * anew.  The parent handler clears the flags and wakes the waiters.
- * Updaters stay inside a lock for a few stores, never across a grace
- * period, an allocation or another quiesce lock, so the sweep waits at most
- * that long, and it holds no more than tables_lock and one table lock.
+ * Updaters stay inside a lock for a walk of their key's nodes (or their
+ * hash's duplicates) and a few stores, never across a grace period, an
+ * allocation or another quiesce lock, so the sweep waits at most that long, and it holds no more than tables_lock and one table lock.
  *
  * What the child no longer has is the parent's other threads: the child
  * handler forgets what they were doing.
