@@ -68,26 +68,23 @@ static bool warned_enough(void *unused)
 	return stall_warnings() - warnings_before >= warnings_wanted;
 }
 
+/* Whether the next stuck reader holds an mb section, whose reports name that domain. */
+static bool reader_in_mb;
+
 static void *stuck_reader(void *arg)
 {
-	pthread_setname_np(pthread_self(), "stuck-reader");
+	pthread_setname_np(pthread_self(), reader_in_mb ? "stuck-mb-reader" : "stuck-reader");
 	*(int *)arg = (int)syscall(SYS_gettid);
-	rcu_read_lock();
+	if (reader_in_mb)
+		rcu_mb_read_lock();
+	else
+		rcu_read_lock();
 	atomic_store(&reader_ready, 1);
 	check_wait_until(warned_enough, NULL, "the stalled grace period was never reported");
-	rcu_read_unlock();
-	return NULL;
-}
-
-/* The same in the mb domain, whose reports name that domain. */
-static void *stuck_mb_reader(void *arg)
-{
-	pthread_setname_np(pthread_self(), "stuck-mb-reader");
-	*(int *)arg = (int)syscall(SYS_gettid);
-	rcu_mb_read_lock();
-	atomic_store(&reader_ready, 1);
-	check_wait_until(warned_enough, NULL, "the stalled mb grace period was never reported");
-	rcu_mb_read_unlock();
+	if (reader_in_mb)
+		rcu_mb_read_unlock();
+	else
+		rcu_read_unlock();
 	return NULL;
 }
 
@@ -142,18 +139,14 @@ static void slow_kernel_barrier(void)
 	      "the report does not name the call: %s", barrier_detail);
 }
 
-/* Starts a stuck reader, which leaves after n reports. */
-static void start_reader(void *(*reader)(void *), pthread_t *t, int *tid, unsigned n)
+/* Starts a stuck reader (an mb one if mb), which leaves after n reports. */
+static void start_stuck_reader(bool mb, pthread_t *t, int *tid, unsigned n)
 {
+	reader_in_mb = mb;
 	warnings_before = stall_warnings();
 	warnings_wanted = n;
 	atomic_store(&reader_ready, 0);
-	pthread_create(t, NULL, reader, tid);
-}
-
-static void start_stuck_reader(pthread_t *t, int *tid, unsigned n)
-{
-	start_reader(stuck_reader, t, tid, n);
+	pthread_create(t, NULL, stuck_reader, tid);
 }
 
 /* arg: whether the reader and the grace period are the mb domain's. */
@@ -164,7 +157,7 @@ static void default_printer(void *arg)
 	int tid;
 
 	quiesce_rcu_set_stall_timeout_ms(200);
-	start_reader(mb ? stuck_mb_reader : stuck_reader, &t, &tid, 1);
+	start_stuck_reader(mb, &t, &tid, 1);
 	while (!atomic_load(&reader_ready))
 		check_sleep_us(100);
 	if (mb)
@@ -185,7 +178,7 @@ int main(void)
 
 	quiesce_rcu_set_stall_timeout_ms(THRESHOLD_MS);
 	quiesce_rcu_set_stall_handler(on_stall);
-	start_stuck_reader(&t, &tid, REPORTS);
+	start_stuck_reader(false, &t, &tid, REPORTS);
 	while (!atomic_load(&reader_ready))
 		check_sleep_us(100);
 	start = check_now_ns();
