@@ -1,13 +1,14 @@
 /*
- * A reader that holds a section while a grace period waits is reported,
- * not before the threshold, named by thread id, thread name and kind of
- * domain (the mb domain's too), and again only at doubling intervals.  The
- * reader holds its section until REPORTS reports have come, however late a
- * loaded machine makes them (CHECK_HANG_MS is the limit): the checks are on what the reports say, never on how soon
- * they come.  On the kernel backends (membarrier, mprotect), a barrier call
- * slower than the threshold (made slow by a test hook) is reported once it
- * returns, as the barrier phase's, for the kernel; such reports from a
- * loaded machine are counted apart from the reader's.
+ * A reader that holds a section while a grace period waits is reported, not
+ * before the threshold, named by thread id, thread name and kind of domain
+ * (the mb domain's too), and again only at doubling intervals.  The reader
+ * holds its section until REPORTS reports have come, however late a loaded
+ * machine makes them (CHECK_HANG_MS is the limit): the checks are on what the
+ * reports say, never on how soon they come.  On the kernel backends
+ * (membarrier, mprotect), a barrier call slower than the threshold (made slow
+ * by a test hook) is reported once it returns, as the barrier phase's, for
+ * the kernel; such reports from a loaded machine are counted apart from the
+ * reader's.
  */
 #include <pthread.h>
 #include <stdatomic.h>

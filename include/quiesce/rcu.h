@@ -245,18 +245,18 @@ QUIESCE_API void quiesce_cond_synchronize_rcu(unsigned long cookie);
  * - free_rcu(ptr, field) frees ptr with free() after a grace period; field is
  *   its struct rcu_head member, at most 4095 bytes into the object.
  * - quiesce_call_rcu_shutdown() waits for the callbacks queued on the
- *   callback thread, as rcu_barrier() does for them, and stops the thread;
- *   a later call_rcu() starts it again.  Workers' callbacks are not waited
- *   for (quiesce_call_rcu_worker_destroy() runs them, call_rcu_worker.h).  At exit() the library waits
- *   (at most one second, and not at all when exit() is called inside a
- *   critical section or from a callback) for the pending callbacks to run,
- *   then stops the thread so that no callback runs during the rest of exit.
- *   What is queued after that (by an atexit handler that runs later) never
- *   runs: a barrier that would wait for it returns at once, with a message.
- *   The library's threads (callback threads, the defer flusher) are threads
- *   of the process, as liburcu's are: a program whose main() leaves by
- *   pthread_exit() lives on after its own last thread unless one of them
- *   calls exit().
+ *   callback thread, as rcu_barrier() does for them, and stops the thread; a
+ *   later call_rcu() starts it again.  Workers' callbacks are not waited for
+ *   (quiesce_call_rcu_worker_destroy() runs them, call_rcu_worker.h).  At
+ *   exit() the library waits (at most one second, and not at all when exit()
+ *   is called inside a critical section or from a callback) for the pending
+ *   callbacks to run, then stops the thread so that no callback runs during
+ *   the rest of exit.  What is queued after that (by an atexit handler that
+ *   runs later) never runs: a barrier that would wait for it returns at once,
+ *   with a message.  The library's threads (callback threads, the defer
+ *   flusher) are threads of the process, as liburcu's are: a program whose
+ *   main() leaves by pthread_exit() lives on after its own last thread unless
+ *   one of them calls exit().
  * - After fork() the child drops the parent's pending callbacks (they run in
  *   the parent) and starts its own callback thread when it first needs one.
  *

@@ -28,13 +28,13 @@
  * - Grace periods here are expedited, since an updater waits for them; the
  *   QUIESCE_RCU_NORMAL knob (or rcu_set_normal()) makes them normal.
  * - rcu_sync_dtor() waits for the gate to reopen; no updater may be inside,
- *   and it aborts rather than wait for itself from a read-side section or
- *   an RCU callback.  Any use of the gate after it aborts with a message
- *   (until rcu_sync_init() again, or until the memory is reused).  A gate still closing at fork() reopens in the child,
- *   unless another thread of the parent was inside one of the gate's calls
- *   at that moment: then the gate is unusable in the child (as any lock
- *   another thread held at fork()), and the child's callbacks never wait
- *   for it.
+ *   and it aborts rather than wait for itself from a read-side section or an
+ *   RCU callback.  Any use of the gate after it aborts with a message (until
+ *   rcu_sync_init() again, or until the memory is reused).  A gate still
+ *   closing at fork() reopens in the child, unless another thread of the
+ *   parent was inside one of the gate's calls at that moment: then the gate
+ *   is unusable in the child (as any lock another thread held at fork()), and
+ *   the child's callbacks never wait for it.
  */
 #ifndef QUIESCE_RCU_SYNC_H
 #define QUIESCE_RCU_SYNC_H

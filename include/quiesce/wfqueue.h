@@ -59,24 +59,24 @@
  *   consumer it interrupted only if it interrupted none.  A handler that
  *   is the queue's only consumer and interrupted no call on it may use the
  *   nonblocking sc_ calls, which return QUIESCE_WFCQ_WOULDBLOCK there.
- * - fork(): the child may use a queue that no other thread of the parent
- *   was enqueueing to or consuming from at the fork.  An enqueue that
- *   another thread had begun stays cut in the child: its node holds the
- *   tail but is linked from nowhere, and nobody will link it.  The child's
- *   blocking consumer calls that reach the node it was to follow (a dequeue
- *   of that node too, which waits for its successor) wait for ever (1 ms
- *   sleeps, reported nowhere), the nonblocking dequeues and steps return
- *   QUIESCE_WFCQ_WOULDBLOCK every time, quiesce_wfcq_empty() stays false,
- *   and that node, the cut one and those enqueued behind it are out of
- *   reach.  A splice needs only the head's link (it returns
+ * - fork(): the child may use a queue that no other thread of the parent was
+ *   enqueueing to or consuming from at the fork.  An enqueue that another
+ *   thread had begun stays cut in the child: its node holds the tail but is
+ *   linked from nowhere, and nobody will link it.  The child's blocking
+ *   consumer calls that reach the node it was to follow (a dequeue of that
+ *   node too, which waits for its successor) wait for ever (1 ms sleeps,
+ *   reported nowhere), the nonblocking dequeues and steps return
+ *   QUIESCE_WFCQ_WOULDBLOCK every time, quiesce_wfcq_empty() stays false, and
+ *   that node, the cut one and those enqueued behind it are out of reach.  A
+ *   splice needs only the head's link (it returns
  *   QUIESCE_WFCQ_RET_WOULDBLOCK, or waits, only for a cut enqueue into the
  *   empty queue): it moves the cut along with the nodes before it, into a
- *   queue that then has the cut, and leaves its source usable.  A consumer call that another thread was
- *   inside leaves the head's mutex held, or (dequeue_rcu) the head's link
- *   cleared until a restore that never comes: the same wait for ever.  The
- *   forking thread's own calls are complete, so a program whose enqueuers
- *   and consumers are all the forking thread, or stopped at the fork, has a
- *   usable queue in the child.
+ *   queue that then has the cut, and leaves its source usable.  A consumer
+ *   call that another thread was inside leaves the head's mutex held, or
+ *   (dequeue_rcu) the head's link cleared until a restore that never comes:
+ *   the same wait for ever.  The forking thread's own calls are complete, so a
+ *   program whose enqueuers and consumers are all the forking thread, or
+ *   stopped at the fork, has a usable queue in the child.
  *
  * Ordering guarantees
  * - A consumer that dequeues (or reaches, iterating) a node sees every

@@ -5,14 +5,14 @@
  *
  * Contracts: new() refuses sizes that are not powers of two; add_unique
  * inserts once and returns the present node after; two threads that
- * add_unique the same keys win each key exactly once; add (duplicates)
- * and next_duplicate, met in the order added; add_replace; replace's
- * -EINVAL and -ENOENT; del once and only once; is_node_deleted, and node_init_deleted (0.14); iteration
- * and count_nodes agree; destroy refuses while the table holds nodes; an
- * explicit resize loses nothing; a step never returns a node deleted
- * after the iterator reached it (the next duplicate, the next node);
- * 0.15's allocator takes and gets back every block of the table's memory;
- * a table walked and emptied outside a read-side section, and (qsbr) by a
+ * add_unique the same keys win each key exactly once; add (duplicates) and
+ * next_duplicate, met in the order added; add_replace; replace's -EINVAL and
+ * -ENOENT; del once and only once; is_node_deleted, and node_init_deleted
+ * (0.14); iteration and count_nodes agree; destroy refuses while the table
+ * holds nodes; an explicit resize loses nothing; a step never returns a node
+ * deleted after the iterator reached it (the next duplicate, the next node);
+ * 0.15's allocator takes and gets back every block of the table's memory; a
+ * table walked and emptied outside a read-side section, and (qsbr) by a
  * thread that never registered, and inside one (qsbr: online), each node
  * freed inside the walk.
  *

@@ -22,7 +22,8 @@
  * anew.  The parent handler clears the flags and wakes the waiters.
  * Updaters stay inside a lock for a walk of their key's nodes (or their
  * hash's duplicates) and a few stores, never across a grace period, an
- * allocation or another quiesce lock, so the sweep waits at most that long, and it holds no more than tables_lock and one table lock.
+ * allocation or another quiesce lock, so the sweep waits at most that
+ * long, and it holds no more than tables_lock and one table lock.
  *
  * What the child no longer has is the parent's other threads: the child
  * handler forgets what they were doing.
