@@ -35,10 +35,10 @@
  * - freezer_destroy() on a frozen freezer, or one with work in flight,
  *   aborts with a message.
  * - A freezer serves the threads of one process, as its semaphores do.
- *   fork(): as theirs (percpu_rwsem.h): the child may use a freezer that
- *   no other thread was freezing, thawing or working in at the fork; a
- *   freezer the forking thread froze is frozen in the child, which may
- *   thaw it.
+ * - fork(): as with its semaphores (percpu_rwsem.h), the child may use a
+ *   freezer that no other thread was freezing, thawing or working in at
+ *   the fork; a freezer the forking thread froze is frozen in the child,
+ *   which may thaw it.
  */
 #ifndef QUIESCE_FREEZE_H
 #define QUIESCE_FREEZE_H
