@@ -629,6 +629,77 @@ static void test_fork_holding(void)
 	percpu_free_rwsem(&fork_sem);
 }
 
+/*
+ * A reader thread that exits holding its read lock (bad use): the writer
+ * waits until the hold is released, and says so once it has waited the
+ * stall timeout.  Its stderr goes to a file meanwhile; the hold is then
+ * released from here (a read hold may be released on another thread).
+ */
+static struct percpu_rw_semaphore orphan_sem;
+static uint64_t warnings_at_start;
+
+static void *read_and_exit(void *unused)
+{
+	(void)unused;
+	percpu_down_read(&orphan_sem);
+	return NULL;
+}
+
+static void *orphaned_writer(void *unused)
+{
+	(void)unused;
+	percpu_down_write(&orphan_sem);
+	return NULL;
+}
+
+static uint64_t stall_warnings(void)
+{
+	struct quiesce_rcu_stats stats;
+
+	quiesce_rcu_get_stats(&stats);
+	return stats.stall_warnings;
+}
+
+static void test_writer_reports_stuck_reader(void)
+{
+	uint64_t hang = check_now_ns() + (uint64_t)CHECK_HANG_MS * 1000000u;
+	FILE *log = tmpfile();
+	int saved = dup(STDERR_FILENO);
+	char text[4096];
+	size_t n;
+	pthread_t t;
+
+	CHECK(log && saved >= 0, "a file for the writer's stderr");
+	warnings_at_start = stall_warnings();
+	quiesce_rcu_set_stall_timeout_ms(200);
+	percpu_init_rwsem(&orphan_sem);
+	pthread_create(&t, NULL, read_and_exit, NULL);
+	pthread_join(t, NULL);
+	fflush(stderr);
+	dup2(fileno(log), STDERR_FILENO);
+	pthread_create(&t, NULL, orphaned_writer, NULL);
+	while (stall_warnings() == warnings_at_start && check_now_ns() < hang)
+		check_sleep_us(100);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	CHECK(stall_warnings() > warnings_at_start,
+	      "a writer behind a reader that exited holding its lock: no report after %u ms",
+	      CHECK_HANG_MS);
+	percpu_up_read(&orphan_sem);
+	pthread_join(t, NULL);
+	percpu_up_write(&orphan_sem);
+	percpu_free_rwsem(&orphan_sem);
+	quiesce_rcu_set_stall_timeout_ms(0);
+	rewind(log);
+	n = fread(text, 1, sizeof(text) - 1, log);
+	text[n] = '\0';
+	fclose(log);
+	CHECK(strstr(text, "percpu_down_write() has waited") &&
+		      strstr(text, "for 1 reader of a percpu_rw_semaphore to leave"),
+	      "the report of a writer behind a reader that exited: \"%s\"", text);
+}
+
 int main(void)
 {
 	check_rseq_mode();
@@ -646,6 +717,7 @@ int main(void)
 	test_release_on_other_thread();
 	test_burst_closes_once();
 	test_fork_holding();
+	test_writer_reports_stuck_reader();
 	check_child_aborts(up_write_unheld, NULL, "not held for write");
 	check_child_aborts(assert_unheld, NULL, "is not held for write");
 	check_child_aborts(unbalanced_up_read, NULL, "reader count of -1");

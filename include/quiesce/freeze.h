@@ -33,7 +33,9 @@
  *   read-side critical section (a level's freeze may wait for a grace
  *   period).
  * - freezer_destroy() on a frozen freezer, or one with work in flight,
- *   aborts with a message.
+ *   aborts with a message.  Work never ended (its thread exited inside
+ *   it) makes freezer_freeze() wait for ever; the wait is reported as a
+ *   percpu_down_write()'s (percpu_rwsem.h).
  * - A freezer serves the threads of one process, as its semaphores do.
  * - fork(): as with its semaphores (percpu_rwsem.h), the child may use a
  *   freezer that no other thread was freezing, thawing or working in at

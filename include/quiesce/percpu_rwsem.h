@@ -59,6 +59,11 @@
  *   percpu_free_rwsem() (the reader count is negative, or not zero).  Any
  *   use after percpu_free_rwsem() aborts with a message (until the memory
  *   is reused).
+ * - A read hold that is never released (its thread exited holding it, or
+ *   an up_read() was forgotten) makes the next writer wait for ever; one
+ *   that has waited longer than the stall timeout (rcu.h) says so on
+ *   stderr, naming how many readers it waits for, then again at doubling
+ *   intervals.  These count in stall_warnings.
  *
  * Memory: the structure (176 bytes on x86-64 with glibc) plus two per-CPU
  * counters of 8 * (possible CPUs + 1) bytes each, packed with other

@@ -348,7 +348,9 @@ QUIESCE_API void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out);
  * kernel barrier call that took that long (reported once it returns: the
  * kernel's own grace period bounds it).  A timeout of 0 ms restores the
  * default; one longer than about 146 years (UINT64_MAX among them) is
- * never reached.  The handler replaces the printer; NULL restores it.
+ * never reached.  The handler replaces the printer; NULL restores it.  A
+ * percpu_rw_semaphore writer that waits that long for readers is reported
+ * on the same schedule (percpu_rwsem.h), on stderr, not to the handler.
  */
 enum quiesce_rcu_stall_phase {
 	QUIESCE_RCU_STALL_READER,	/* a reader is inside a critical section */

@@ -29,7 +29,7 @@
  *    waits for it.  A reader that backs off adds to read_unlocks' shared
  *    slot, a release, after its add to read_locks (a release too).  The
  *    writer sums read_unlocks first, then, after an acquire fence (C),
- *    read_locks (readers_gone()): an unlock it counts comes with its
+ *    read_locks (readers_inside()): an unlock it counts comes with its
  *    lock, so the difference never runs below the true count.  (A holder
  *    may count its unlock on another CPU's slot than its lock: that is
  *    harmless, its lock was already visible to the writer.)  This path
@@ -44,7 +44,10 @@
  *  - Sleeping.  The writer waiting for readers sets writer_sleeping, fence
  *    F, sums; a leaving reader counts itself out, fence E, loads
  *    writer_sleeping: one of them sees the other, so the last reader
- *    cannot leave unseen.
+ *    cannot leave unseen.  A writer that has waited longer than the stall
+ *    timeout (rcu.h) says so on stderr, then at doubling intervals: a
+ *    reader that exited, or forgot percpu_up_read(), would otherwise hang
+ *    it in silence.
  *
  * Waiters (readers blocked by a writer, writers blocked by one another)
  * queue in arrival order under wait_lock, each sleeping on its own futex
@@ -56,6 +59,7 @@
  */
 #include <quiesce/percpu_rwsem.h>
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "common/diag.h"
@@ -64,6 +68,7 @@
 #include "rcu/gp_engine.h"
 #include "locks/percpu_rwsem_dead.h"
 #include "locks/rcu_sync.h"
+#include "rcu/stall.h"
 
 /* Sums of the counter a writer polls before it sleeps. */
 #define DRAIN_SPINS 200
@@ -243,7 +248,7 @@ void quiesce_percpu_up_read_slow(struct quiesce_percpu_rwsem *sem)
  * drops below the number of holders.  A negative one is an unbalanced
  * percpu_up_read().
  */
-static bool readers_gone(struct quiesce_percpu_rwsem *sem)
+static long readers_inside(struct quiesce_percpu_rwsem *sem)
 {
 	long unlocks = quiesce_percpu_count_sum(sem->read_unlocks), sum;
 
@@ -259,24 +264,39 @@ static bool readers_gone(struct quiesce_percpu_rwsem *sem)
 	if (sum < 0)
 		quiesce_die("percpu_down_write() found a reader count of %ld: "
 			    "percpu_up_read() was called without percpu_down_read()", sum);
-	return sum == 0;
+	return sum;
 }
 
 static void wait_for_readers(struct quiesce_percpu_rwsem *sem)
 {
+	struct quiesce_stall_clock clock;
+	uint64_t waited_ns;
+	long inside;
+
 	for (unsigned spins = 0; spins < DRAIN_SPINS; spins++) {
-		if (readers_gone(sem))
+		if (!readers_inside(sem))
 			return;
 		quiesce_cpu_relax();
 	}
+	quiesce_stall_clock_start(&clock);
 	for (;;) {
 		QUIESCE_STORE(&sem->writer_sleeping, 1);
 		/* F: the flag before the sum; pairs with E in reader_leave_slow(). */
 		quiesce_fence_store_load();
-		if (readers_gone(sem))
+		inside = readers_inside(sem);
+		if (!inside)
 			break;
-		/* Woken by reader_leave_slow() when a reader leaves. */
-		quiesce_futex_wait(&sem->writer_sleeping, 1, 0);
+		if (quiesce_stall_clock_due(&clock, &waited_ns))
+			quiesce_stall_warn("percpu_down_write() has waited %" PRIu64 " ms for %ld "
+					   "reader%s of a percpu_rw_semaphore to leave (a reader "
+					   "thread that exited, or a percpu_down_read() without "
+					   "percpu_up_read()?)",
+					   waited_ns / 1000000u, inside, inside == 1 ? "" : "s");
+		/*
+		 * Woken by reader_leave_slow() when a reader leaves, or when
+		 * the next report is due.
+		 */
+		quiesce_futex_wait(&sem->writer_sleeping, 1, quiesce_stall_clock_sleep_ns(&clock));
 	}
 	QUIESCE_STORE(&sem->writer_sleeping, 0);
 }

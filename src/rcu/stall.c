@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -87,6 +88,25 @@ bool quiesce_stall_clock_due(struct quiesce_stall_clock *c, uint64_t *waited_ns)
 	c->interval *= 2;
 	c->next = now + c->interval;
 	return true;
+}
+
+uint64_t quiesce_stall_clock_sleep_ns(const struct quiesce_stall_clock *c)
+{
+	uint64_t now = quiesce_now_ns();
+
+	return c->next > now ? c->next - now : 1;
+}
+
+void quiesce_stall_warn(const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	__atomic_fetch_add(&stall_count, 1, __ATOMIC_RELAXED);
+	quiesce_warn("%s", msg);
 }
 
 static void print_stall(const struct quiesce_rcu_stall *stall)

@@ -25,6 +25,8 @@ struct quiesce_stall_clock {
 void quiesce_stall_clock_start(struct quiesce_stall_clock *c);
 /* Whether a report is due now; if so, sets *waited_ns and schedules the next. */
 bool quiesce_stall_clock_due(struct quiesce_stall_clock *c, uint64_t *waited_ns);
+/* How long a sleep may last before the next report is due: at least 1 ns. */
+uint64_t quiesce_stall_clock_sleep_ns(const struct quiesce_stall_clock *c);
 
 /* Fills in a stalled reader that is a thread: its tid, and its name in name. */
 void quiesce_stall_describe_thread(struct quiesce_rcu_stall *stall, char name[16], int tid,
@@ -44,6 +46,14 @@ void quiesce_stall_report(const struct quiesce_rcu_stall *stall);
  */
 void quiesce_stall_report_barrier(int tid, const char *thread_name, uint64_t waited_ns,
 				  const char *detail);
+
+/*
+ * A stall warning that is no grace period's (a lock's writer that waits
+ * for its readers): printed as quiesce_warn() prints, counted in
+ * stall_warnings, not handed to the handler, whose reports describe grace
+ * periods.
+ */
+void quiesce_stall_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 uint64_t quiesce_stall_warnings(void);
 
