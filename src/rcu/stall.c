@@ -105,8 +105,9 @@ void quiesce_stall_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	__atomic_fetch_add(&stall_count, 1, __ATOMIC_RELAXED);
 	quiesce_warn("%s", msg);
+	/* Counted once printed: a caller that sees the count finds the line written. */
+	__atomic_fetch_add(&stall_count, 1, __ATOMIC_RELAXED);
 }
 
 static void print_stall(const struct quiesce_rcu_stall *stall)
