@@ -115,11 +115,20 @@ static void barrier_handler(int sig, siginfo_t *info, void *ctx)
 	 */
 	QUIESCE_STORE_RELEASE(&slot->answered, request);
 	/*
-	 * Seq-cst, as a fence between the bump and the flag's load: pairs
-	 * with the fence in wait_for_answers(), so that either the barrier
-	 * sees the bump or this handler sees it asleep and wakes it.
+	 * Release: the answer before the bump, for the barrier's acquire
+	 * load of the count in wait_for_answers().
 	 */
-	__atomic_fetch_add(&answers, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&answers, 1, __ATOMIC_RELEASE);
+	/*
+	 * Orders the bump before the flag's load; pairs with the fence in
+	 * wait_for_answers(), so that either the barrier sees the bump or
+	 * this handler sees it asleep and wakes it.  A sequentially
+	 * consistent add is no such fence for a relaxed load after it: on
+	 * arm64 without LSE it is an ldaxr/stlxr pair, and the load may be
+	 * satisfied before the stlxr's store is visible (x86's locked add
+	 * is a full barrier, and hid this).
+	 */
+	quiesce_fence_store_load();
 	if (QUIESCE_LOAD(&barrier_sleeping))
 		quiesce_futex_wake_all(&answers);
 	errno = saved_errno;
@@ -277,8 +286,9 @@ static void wait_for_answers(unsigned long request, int self_tid)
 			QUIESCE_STORE(&barrier_sleeping, 1);
 			/*
 			 * Orders the flag before the count's load; pairs with
-			 * the handler's seq-cst bump (see there).  Acquire: an
-			 * answer counted in seen is one the poll sees.
+			 * the fence after the handler's bump (see there).
+			 * Acquire: an answer counted in seen is one the poll
+			 * sees.
 			 */
 			quiesce_fence_store_load();
 			seen = QUIESCE_LOAD_ACQUIRE(&answers);
