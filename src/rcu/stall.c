@@ -106,8 +106,13 @@ void quiesce_stall_warn(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	quiesce_warn("%s", msg);
-	/* Counted once printed: a caller that sees the count finds the line written. */
-	__atomic_fetch_add(&stall_count, 1, __ATOMIC_RELAXED);
+	/*
+	 * Counted once printed: a caller that sees the count finds the line
+	 * written.  Release: the write() before the count, paired with the
+	 * acquire in quiesce_stall_warnings() (a relaxed add is ordered
+	 * after nothing on arm64; x86's locked add hid that).
+	 */
+	__atomic_fetch_add(&stall_count, 1, __ATOMIC_RELEASE);
 }
 
 static void print_stall(const struct quiesce_rcu_stall *stall)
@@ -186,7 +191,8 @@ void quiesce_stall_report_barrier(int tid, const char *thread_name, uint64_t wai
 
 uint64_t quiesce_stall_warnings(void)
 {
-	return __atomic_load_n(&stall_count, __ATOMIC_RELAXED);
+	/* Acquire: pairs with the release in quiesce_stall_warn(). */
+	return __atomic_load_n(&stall_count, __ATOMIC_ACQUIRE);
 }
 
 QUIESCE_CONSTRUCTOR(STALL) static void stall_init(void)
