@@ -79,6 +79,19 @@
 /* Orders earlier stores before later loads: the one fence x86 pays for. */
 #define quiesce_fence_store_load() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 
+/*
+ * After a sequentially consistent read-modify-write: makes it a full
+ * barrier for the plain and relaxed accesses on both sides, as the kernel's
+ * xchg() and liburcu's uatomic_xchg() are.  x86's locked instructions are
+ * one already; on arm64 the exchange may be an ldaxr/stlxr pair, and a load
+ * after it may be satisfied before its store is visible.
+ */
+#if defined(__x86_64__) || defined(__i386__)
+#define quiesce_fence_after_rmw() quiesce_compiler_barrier()
+#else
+#define quiesce_fence_after_rmw() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
+
 static inline void quiesce_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -184,14 +184,28 @@ static inline bool quiesce_rcu_read_ongoing(void)
 /* Release: the new object's initialization is visible before the pointer. */
 #define quiesce_rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 #define quiesce_rcu_access_pointer(p) __extension__({ __atomic_load_n(&(p), __ATOMIC_RELAXED); })
-/* Full ordering both ways, as liburcu's: returns the previous pointer. */
-#define quiesce_rcu_xchg_pointer(pp, v) __atomic_exchange_n((pp), (v), __ATOMIC_SEQ_CST)
-/* Returns the pointer found; the store happened when that equals old. */
+/*
+ * Returns the previous pointer.  A full barrier both ways, as liburcu's
+ * (its uatomic_xchg()) and the kernel's: the fence after the exchange
+ * orders the plain accesses after it on arm64 too.
+ */
+#define quiesce_rcu_xchg_pointer(pp, v)                                        \
+	__extension__({                                                        \
+		QUIESCE_UNQUAL_TYPEOF(*(pp)) quiesce_previous_ =                \
+			__atomic_exchange_n((pp), (v), __ATOMIC_SEQ_CST);       \
+		quiesce_fence_after_rmw();                                     \
+		quiesce_previous_;                                              \
+	})
+/*
+ * Returns the pointer found; the store happened when that equals old.  A
+ * full barrier both ways, whether it stored or not, as the exchange.
+ */
 #define quiesce_rcu_cmpxchg_pointer(pp, old, v)                                \
-	({                                                                      \
+	__extension__({                                                        \
 		QUIESCE_UNQUAL_TYPEOF(*(pp)) quiesce_expected_ = (old);         \
 		__atomic_compare_exchange_n((pp), &quiesce_expected_, (v), 0,   \
 					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+		quiesce_fence_after_rmw();                                     \
 		quiesce_expected_;                                              \
 	})
 #define QUIESCE_RCU_INITIALIZER(v) (v)
