@@ -396,10 +396,15 @@ static void harvest_into_batches(struct quiesce_cb_domain *cbd)
 	file_harvest(cbd, number, fresh);
 }
 
+/*
+ * The throttled callers are read sequentially consistent, for
+ * gather_callbacks()'s store-buffer pattern (a relaxed load may pass the
+ * store of gathering on arm64); the backlog relaxed (see there).
+ */
 static bool should_expedite(struct quiesce_cb_domain *cbd)
 {
 	return QUIESCE_LOAD(&cbd->backlog) > QUIESCE_CB_EXPEDITE_BACKLOG ||
-	       QUIESCE_LOAD(&cbd->throttled_waiters);
+	       __atomic_load_n(&cbd->throttled_waiters, __ATOMIC_SEQ_CST);
 }
 
 static bool harvest_asked(struct quiesce_cb_domain *cbd)
