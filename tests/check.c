@@ -132,6 +132,24 @@ void check_child_aborts(void (*fn)(void *), void *arg, const char *expect)
 	      "abort message lacks \"%s\": %s", expect, err);
 }
 
+/*
+ * The ways a child reports a violation: CHECK() (or AddressSanitizer's
+ * report) exits 1, ThreadSanitizer's 66 and valgrind's 99
+ * (tests/valgrind.cmake); the library aborts on what it detects, and the
+ * poison makes a dangling pointer fault.  Anything else (a child that could
+ * not start a thread, say, or an emulator's own crash, exit 127) detects
+ * nothing, and must not pass for the checker's verdict.
+ */
+static bool detected_exit(int code)
+{
+	return code == 1 || code == 66 || code == 99;
+}
+
+static bool detected_signal(int sig)
+{
+	return sig == SIGABRT || sig == SIGSEGV || sig == SIGBUS;
+}
+
 void check_child_detects_violation(void (*fn)(void *), void *arg)
 {
 	char err[4096];
@@ -140,10 +158,16 @@ void check_child_detects_violation(void (*fn)(void *), void *arg)
 	if (WIFEXITED(status)) {
 		CHECK(WEXITSTATUS(status) != 0,
 		      "the checker missed a deliberately broken primitive: %.300s", err);
+		CHECK(detected_exit(WEXITSTATUS(status)),
+		      "the child failed for another reason (exit %d): %.300s",
+		      WEXITSTATUS(status), err);
 	} else {
 		CHECK(WIFSIGNALED(status), "unexpected child status %#x", status);
 		CHECK(WTERMSIG(status) != SIGALRM, "the child hung for %u ms: %s", CHECK_HANG_MS,
 		      err);
+		CHECK(detected_signal(WTERMSIG(status)),
+		      "the child died of signal %d, which no check sends: %.300s",
+		      WTERMSIG(status), err);
 	}
 	fprintf(stderr, "broken control caught, as it must be: %.200s\n", err);
 }

@@ -78,9 +78,10 @@ void check_child_aborts(void (*fn)(void *), void *arg, const char *expect);
 
 /*
  * Runs fn(arg) in a child that is expected to detect a violation and exit
- * with a non-zero status (or die by a signal: a sanitizer or the poison
- * may stop it first); fails the test when the child exits 0, that is when
- * the checker missed a broken primitive, or when it hung (SIGALRM).
+ * with a checker's status (or die by SIGABRT, SIGSEGV or SIGBUS: the
+ * library or the poison may stop it first); fails the test when the child
+ * exits 0, that is when the checker missed a broken primitive, when it
+ * hung (SIGALRM), or when it failed some other way (check.c).
  */
 void check_child_detects_violation(void (*fn)(void *), void *arg);
 
