@@ -73,6 +73,27 @@ struct outer {
 static unsigned long payload[4];
 static int flag;
 
+/*
+ * The sizes the operations support, as liburcu's feature macros say: x86
+ * defines UATOMIC_HAS_ATOMIC_BYTE and _SHORT (0.13-0.15) and _INT and
+ * _LLONG (0.15), and programs test them before they use the sizes, as
+ * liburcu's own test_uatomic does (without them, it skips those sizes).
+ */
+static const int uatomic_has_sizes =
+#ifdef UATOMIC_HAS_ATOMIC_BYTE
+	1 |
+#endif
+#ifdef UATOMIC_HAS_ATOMIC_SHORT
+	2 |
+#endif
+#ifdef UATOMIC_HAS_ATOMIC_INT
+	4 |
+#endif
+#ifdef UATOMIC_HAS_ATOMIC_LLONG
+	8 |
+#endif
+	0;
+
 DEFINE_URCU_TLS(int, tls_counter);
 DEFINE_URCU_TLS_INIT(int, tls_init, 42);
 
@@ -103,6 +124,8 @@ static void single_thread(void)
 	/* liburcu's value: structs aligned with it keep one layout. */
 	CHECK(CAA_CACHE_LINE_SIZE == 128, "CAA_CACHE_LINE_SIZE is %d", CAA_CACHE_LINE_SIZE);
 #endif
+	CHECK(uatomic_has_sizes == (1 | 2 | 4 | 8), "UATOMIC_HAS_ATOMIC_BYTE/SHORT/INT/LLONG: %#x",
+	      uatomic_has_sizes);
 	CHECK(URCU_TLS(tls_init) == 42 && URCU_TLS(tls_counter) == 0, "URCU_TLS");
 	CHECK(caa_get_cycles() != 0 || caa_get_cycles() != 0, "caa_get_cycles counts");
 	cmm_smp_mb();

@@ -25,6 +25,26 @@
 
 #include <stdlib.h>	/* liburcu 0.15's brings it */
 
+/*
+ * The operand sizes the operations work on, as liburcu announces them:
+ * programs test these before they use an atomic of that size (liburcu's
+ * own test_uatomic skips a size whose macro is missing).  liburcu defines
+ * BYTE and SHORT on x86 (0.13 on), INT and LLONG too from 0.15; here each
+ * is defined where the compiler's operations of that size are lock-free.
+ */
+#if defined(__GCC_ATOMIC_CHAR_LOCK_FREE) && __GCC_ATOMIC_CHAR_LOCK_FREE == 2
+#define UATOMIC_HAS_ATOMIC_BYTE
+#endif
+#if defined(__GCC_ATOMIC_SHORT_LOCK_FREE) && __GCC_ATOMIC_SHORT_LOCK_FREE == 2
+#define UATOMIC_HAS_ATOMIC_SHORT
+#endif
+#if defined(__GCC_ATOMIC_INT_LOCK_FREE) && __GCC_ATOMIC_INT_LOCK_FREE == 2
+#define UATOMIC_HAS_ATOMIC_INT
+#endif
+#if defined(__GCC_ATOMIC_LLONG_LOCK_FREE) && __GCC_ATOMIC_LLONG_LOCK_FREE == 2
+#define UATOMIC_HAS_ATOMIC_LLONG
+#endif
+
 enum cmm_memorder {
 	CMM_RELAXED = __ATOMIC_RELAXED,
 	CMM_CONSUME = __ATOMIC_CONSUME,
