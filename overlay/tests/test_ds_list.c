@@ -22,6 +22,16 @@
 
 #include "check.h"
 
+/*
+ * liburcu 0.15 takes cds_list_empty()'s list and cds_list_replace()'s old
+ * entry as const: a program that passes const pointers must build cleanly.
+ */
+#ifdef __clang__
+#pragma clang diagnostic error "-Wincompatible-pointer-types-discards-qualifiers"
+#else
+#pragma GCC diagnostic error "-Wdiscarded-qualifiers"
+#endif
+
 #define LIVE 0x4c495645u
 #define SENTINELS 8
 #define UPDATES 50000
@@ -34,6 +44,16 @@ struct ent {
 	struct cds_hlist_node hnode;
 	struct rcu_head rcu;
 };
+
+static int const_empty(const struct cds_list_head *head)
+{
+	return cds_list_empty(head);
+}
+
+static void const_replace(const struct cds_list_head *old, struct cds_list_head *_new)
+{
+	cds_list_replace(old, _new);
+}
 
 static void plain_lists(void)
 {
@@ -56,7 +76,7 @@ static void plain_lists(void)
 	cds_list_for_each_entry_reverse(it, &l, list)
 		sum = sum * 10 + it->v;
 	CHECK(sum == 210, "reverse order: %d", sum);
-	cds_list_replace(&e[1].list, &e[3].list);
+	const_replace(&e[1].list, &e[3].list);
 	cds_list_move(&e[2].list, &l);
 	n = 0;
 	cds_list_for_each(pos, &l)
@@ -73,7 +93,7 @@ static void plain_lists(void)
 	CHECK(n == 3024 && cds_list_empty(&l), "splice, then delete every entry backwards: %d", n);
 	cds_list_add(&e[0].list, &l);
 	cds_list_replace_init(&e[0].list, &e[1].list);
-	CHECK(cds_list_empty(&e[0].list) && l.next == &e[1].list, "replace_init");
+	CHECK(const_empty(&e[0].list) && l.next == &e[1].list, "replace_init");
 	cds_list_del_init(&e[1].list);
 	CHECK(cds_list_empty(&l) && cds_list_empty(&e[1].list), "del_init");
 	for (int i = 0; i < 3; i++)

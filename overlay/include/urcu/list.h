@@ -71,8 +71,11 @@ static inline void cds_list_move(struct cds_list_head *elem, struct cds_list_hea
 	cds_list_add(elem, head);
 }
 
-/* _new takes old's place; old's pointers are left as they were. */
-static inline void cds_list_replace(struct cds_list_head *old, struct cds_list_head *_new)
+/*
+ * _new takes old's place; old's pointers are left as they were (old is
+ * only read: const, as in liburcu 0.15).
+ */
+static inline void cds_list_replace(const struct cds_list_head *old, struct cds_list_head *_new)
 {
 	_new->next = old->next;
 	_new->prev = old->prev;
@@ -91,7 +94,7 @@ static inline void cds_list_splice(struct cds_list_head *add, struct cds_list_he
 	head->next = add->next;
 }
 
-static inline int cds_list_empty(struct cds_list_head *head)
+static inline int cds_list_empty(const struct cds_list_head *head)
 {
 	return head->next == head;
 }
