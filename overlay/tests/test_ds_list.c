@@ -105,6 +105,24 @@ static void plain_lists(void)
 	}
 	CHECK(n == 3 && cds_list_empty(&l), "for_each_entry_safe deletes");
 
+	/*
+	 * A program's mistake that liburcu survives: adding its last entry
+	 * at the tail again.  liburcu's four stores leave the list as it was
+	 * going forward (only that entry's prev points to itself); the same
+	 * stores in another order made the entry its own next, and every
+	 * forward walk a loop.
+	 */
+	cds_list_add_tail(&e[0].list, &l);
+	cds_list_add_tail(&e[1].list, &l);
+	cds_list_add_tail(&e[1].list, &l);
+	n = 0;
+	for (pos = l.next; pos != &l && n < 10; pos = pos->next)
+		n++;
+	CHECK(n == 2 && e[1].list.next == &l && l.prev == &e[1].list && e[1].list.prev == &e[1].list,
+	      "tail entry added again: %d entries forward, next %s the head", n,
+	      e[1].list.next == &l ? "is" : "is not");
+	CDS_INIT_LIST_HEAD(&l);
+
 	CDS_INIT_HLIST_HEAD(&h);
 	for (int i = 0; i < 3; i++)
 		cds_hlist_add_head(&e[i].hnode, &h);

@@ -40,10 +40,19 @@ static inline void cds_list_add(struct cds_list_head *newp, struct cds_list_head
 	__cds_list_link(newp, head, head->next);
 }
 
-/* newp before head (a queue). */
+/*
+ * newp before head (a queue).  The stores go in liburcu's order, the old
+ * last entry's link first, so that a program that adds its last entry
+ * again finds what it found with liburcu: the list unchanged going forward
+ * (that entry's prev then points to itself), where linking head->prev
+ * first made the entry its own next.
+ */
 static inline void cds_list_add_tail(struct cds_list_head *newp, struct cds_list_head *head)
 {
-	__cds_list_link(newp, head->prev, head);
+	head->prev->next = newp;
+	newp->next = head;
+	newp->prev = head->prev;
+	head->prev = newp;
 }
 
 /* Joins prev and next, dropping whatever lay between them. */
