@@ -94,6 +94,33 @@ static const int uatomic_has_sizes =
 #endif
 	0;
 
+/*
+ * Shared accesses to objects no atomic instruction covers: liburcu's are
+ * volatile accesses of any type; these must build and link with no
+ * libatomic, and keep their values.
+ */
+struct three_ints {
+	int a, b, c;
+};
+
+static void shared_odd_sizes(void)
+{
+	struct three_ints t = { 1, 2, 3 }, u;
+	long double ld = 2.5L, ld2;
+	volatile long double vld = 1.25L;
+
+	u = CMM_LOAD_SHARED(t);
+	CHECK(u.a == 1 && u.b == 2 && u.c == 3, "CMM_LOAD_SHARED of a 12-byte struct");
+	u.c = 9;
+	u = CMM_STORE_SHARED(t, u);
+	CHECK(t.c == 9 && u.c == 9 && _CMM_LOAD_SHARED(t).c == 9, "CMM_STORE_SHARED of a 12-byte struct");
+	_CMM_STORE_SHARED(t, u);
+	ld2 = CMM_STORE_SHARED(ld, 4.5L);
+	CHECK(ld2 == 4.5L && CMM_LOAD_SHARED(ld) == 4.5L, "shared accesses to a long double");
+	CMM_STORE_SHARED(vld, CMM_LOAD_SHARED(vld) * 2);
+	CHECK(uatomic_read(&vld) == 2.5L, "shared accesses to a volatile long double");
+}
+
 DEFINE_URCU_TLS(int, tls_counter);
 DEFINE_URCU_TLS_INIT(int, tls_init, 42);
 
@@ -126,6 +153,7 @@ static void single_thread(void)
 #endif
 	CHECK(uatomic_has_sizes == (1 | 2 | 4 | 8), "UATOMIC_HAS_ATOMIC_BYTE/SHORT/INT/LLONG: %#x",
 	      uatomic_has_sizes);
+	shared_odd_sizes();
 	CHECK(URCU_TLS(tls_init) == 42 && URCU_TLS(tls_counter) == 0, "URCU_TLS");
 	CHECK(caa_get_cycles() != 0 || caa_get_cycles() != 0, "caa_get_cycles counts");
 	cmm_smp_mb();

@@ -16,14 +16,46 @@
 #include <urcu/arch.h>
 
 /*
- * Declares name and loads *addr into it atomically with the C11 order mo.
- * name's type is *addr's without const or volatile, so that a load through
- * a pointer to const (LTTng-tools reads counters through one) or to
- * volatile builds in C and C++, as liburcu's do.
+ * Whether *addr has a lock-free atomic access: its size is one an atomic
+ * instruction covers and addr's type aligns it for one.  A constant, so
+ * that only the branch taken below is compiled into the program, at -O0
+ * too.
+ */
+#define _URCU_LOCK_FREE(addr) __atomic_always_lock_free(sizeof(*(addr)), (addr))
+
+/*
+ * Copies size bytes from src to dst in one access the compiler neither
+ * merges, splits nor moves across the program's other accesses: for the
+ * objects no atomic instruction covers (a struct of 12 bytes, a long
+ * double), for which the __atomic builtins would call libatomic, which a
+ * liburcu program does not link.  liburcu's accesses to those are
+ * volatile ones, as plain as this.
+ */
+#define _URCU_COPY_SHARED(dst, src, size)                                      \
+	do {                                                                   \
+		cmm_barrier();                                                 \
+		__builtin_memcpy(_URCU_PLAIN_PTR(dst), _URCU_PLAIN_PTR(src), (size)); \
+		cmm_barrier();                                                 \
+	} while (0)
+/* p as a void *, its object's const or volatile dropped (-Wcast-qual). */
+#define _URCU_PLAIN_PTR(p) ((void *)(__UINTPTR_TYPE__)(const volatile void *)(p))
+
+/*
+ * Declares name and loads *addr into it atomically with the C11 order mo
+ * (an object with no lock-free access: copied, then a fence for any order
+ * above relaxed).  name's type is *addr's without const or volatile, so
+ * that a load through a pointer to const (LTTng-tools reads counters
+ * through one) or to volatile builds in C and C++, as liburcu's do.
  */
 #define _URCU_LOAD_INTO(name, addr, mo)                                        \
 	QUIESCE_UNQUAL_TYPEOF(*(addr)) name;                                   \
-	__atomic_load((addr), &name, (mo))
+	if (_URCU_LOCK_FREE(addr)) {                                           \
+		__atomic_load((addr), &name, (mo));                            \
+	} else {                                                               \
+		_URCU_COPY_SHARED(&name, (addr), sizeof(name));                \
+		if ((mo) != __ATOMIC_RELAXED)                                  \
+			cmm_smp_mb();                                          \
+	}
 
 #define _CMM_LOAD_SHARED(p)                                                    \
 	__extension__({                                                        \
@@ -40,7 +72,10 @@
 #define _CMM_STORE_SHARED(x, v)                                                \
 	__extension__({                                                        \
 		QUIESCE_UNQUAL_TYPEOF(x) cmm_store_v_ = (v);                   \
-		__atomic_store(&(x), &cmm_store_v_, __ATOMIC_RELAXED);         \
+		if (_URCU_LOCK_FREE(&(x)))                                     \
+			__atomic_store(&(x), &cmm_store_v_, __ATOMIC_RELAXED); \
+		else                                                           \
+			_URCU_COPY_SHARED(&(x), &cmm_store_v_, sizeof(cmm_store_v_)); \
 		cmm_store_v_;                                                  \
 	})
 #define CMM_STORE_SHARED(x, v)                                                 \
