@@ -4,7 +4,10 @@
  *
  * What each one orders when no order is given, as liburcu documents it:
  * - uatomic_read / uatomic_load, uatomic_set / uatomic_store: one relaxed
- *   access.
+ *   access; uatomic_read and uatomic_set also keep the compiler barrier
+ *   that liburcu 0.13 to 0.14 put before the load and after the store
+ *   (theirs are CMM_LOAD_SHARED() and CMM_STORE_SHARED()), so that a
+ *   program written for those finds its accesses where it left them.
  * - uatomic_cmpxchg (returns the value found; the store happened when it
  *   equals old), uatomic_xchg (returns the old value), uatomic_add_return /
  *   uatomic_sub_return (return the new value): a full barrier before and
@@ -140,9 +143,17 @@ enum cmm_memorder {
 #define uatomic_dec_mo(addr, mo) uatomic_sub_mo(addr, 1, mo)
 
 #define uatomic_load(addr, ...) uatomic_load_mo(addr, _uatomic_default_mo(CMM_RELAXED, ##__VA_ARGS__))
-#define uatomic_read(addr, ...) uatomic_load_mo(addr, _uatomic_default_mo(CMM_RELAXED, ##__VA_ARGS__))
+#define uatomic_read(addr, ...)                                                \
+	__extension__({                                                        \
+		cmm_smp_rmc();                                                 \
+		uatomic_load_mo(addr, _uatomic_default_mo(CMM_RELAXED, ##__VA_ARGS__)); \
+	})
 #define uatomic_store(addr, v, ...) uatomic_store_mo(addr, v, _uatomic_default_mo(CMM_RELAXED, ##__VA_ARGS__))
-#define uatomic_set(addr, v, ...) uatomic_store_mo(addr, v, _uatomic_default_mo(CMM_RELAXED, ##__VA_ARGS__))
+#define uatomic_set(addr, v, ...)                                              \
+	do {                                                                   \
+		uatomic_store_mo(addr, v, _uatomic_default_mo(CMM_RELAXED, ##__VA_ARGS__)); \
+		cmm_smp_wmc();                                                 \
+	} while (0)
 #define uatomic_cmpxchg(addr, old, new, ...)                                   \
 	uatomic_cmpxchg_mo(addr, old, new,                                     \
 			   _uatomic_default_mo(CMM_SEQ_CST_FENCE, ##__VA_ARGS__), \
