@@ -119,6 +119,9 @@ static void shared_odd_sizes(void)
 	CHECK(ld2 == 4.5L && CMM_LOAD_SHARED(ld) == 4.5L, "shared accesses to a long double");
 	CMM_STORE_SHARED(vld, CMM_LOAD_SHARED(vld) * 2);
 	CHECK(uatomic_read(&vld) == 2.5L, "shared accesses to a volatile long double");
+	uatomic_set(&ld, 3.5L);
+	uatomic_store(&vld, 0.5L, CMM_RELEASE);
+	CHECK(ld == 3.5L && vld == 0.5L, "uatomic_set() and uatomic_store() of a long double");
 }
 
 DEFINE_URCU_TLS(int, tls_counter);

@@ -57,6 +57,22 @@
 			cmm_smp_mb();                                          \
 	}
 
+/*
+ * Stores *src, of *addr's type, into *addr atomically with the C11 order mo
+ * (an object with no lock-free access: a fence for any order above
+ * relaxed, then copied).
+ */
+#define _URCU_STORE_FROM(addr, src, mo)                                        \
+	do {                                                                   \
+		if (_URCU_LOCK_FREE(addr)) {                                   \
+			__atomic_store((addr), (src), (mo));                   \
+		} else {                                                       \
+			if ((mo) != __ATOMIC_RELAXED)                          \
+				cmm_smp_mb();                                  \
+			_URCU_COPY_SHARED((addr), (src), sizeof(*(src)));      \
+		}                                                              \
+	} while (0)
+
 #define _CMM_LOAD_SHARED(p)                                                    \
 	__extension__({                                                        \
 		_URCU_LOAD_INTO(cmm_load_v_, &(p), __ATOMIC_RELAXED);          \
@@ -72,10 +88,7 @@
 #define _CMM_STORE_SHARED(x, v)                                                \
 	__extension__({                                                        \
 		QUIESCE_UNQUAL_TYPEOF(x) cmm_store_v_ = (v);                   \
-		if (_URCU_LOCK_FREE(&(x)))                                     \
-			__atomic_store(&(x), &cmm_store_v_, __ATOMIC_RELAXED); \
-		else                                                           \
-			_URCU_COPY_SHARED(&(x), &cmm_store_v_, sizeof(cmm_store_v_)); \
+		_URCU_STORE_FROM(&(x), &cmm_store_v_, __ATOMIC_RELAXED);      \
 		cmm_store_v_;                                                  \
 	})
 #define CMM_STORE_SHARED(x, v)                                                 \

@@ -92,7 +92,7 @@ enum cmm_memorder {
 #define uatomic_store_mo(addr, v, mo)                                          \
 	do {                                                                   \
 		QUIESCE_UNQUAL_TYPEOF(*(addr)) uatomic_v_ = (v);               \
-		__atomic_store((addr), &uatomic_v_, _cmm_c11_mo(mo));          \
+		_URCU_STORE_FROM(addr, &uatomic_v_, _cmm_c11_mo(mo));          \
 		_cmm_fence_after_access(mo);                                   \
 	} while (0)
 /*
