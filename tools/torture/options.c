@@ -37,7 +37,7 @@ static const struct {
 	  "                       its own and must pass" },
 	{ "signals", TORTURE_FAULT_SIGNALS,
 	  "SIGUSR1 delivered to readers; RCU types read inside the handler,\n"
-	  "                       lock types sleep in it (a preemption at a random point)" },
+	  "                       other types sleep in it (a preemption at a random point)" },
 	{ "shuffle", TORTURE_FAULT_SHUFFLE, "move readers and writers between CPUs" },
 	{ "stall", TORTURE_FAULT_STALL,
 	  "an occasional long reader (RCU types); with a short stall timeout,\n"

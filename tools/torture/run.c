@@ -78,12 +78,11 @@ static void *worker_main(void *arg)
 		type->thread_start(t);
 	/*
 	 * Read by this thread's own signal handler only: no fence needed.  The
-	 * handler reads (signal_read) or, where holders may sleep, sleeps.
+	 * handler reads (signal_read) or, in a type without one, sleeps: a
+	 * preemption at a random point, which any holder may suffer.
 	 */
-	QUIESCE_STORE(&t->signal_ready,
-		      (t->role == TORTURE_READER &&
-		       (type->signal_read || (type->faults & TORTURE_FAULT_SLEEP))) ||
-			      (t->role == TORTURE_WRITER && type->signal_writers));
+	QUIESCE_STORE(&t->signal_ready, t->role == TORTURE_READER ||
+						(t->role == TORTURE_WRITER && type->signal_writers));
 	if (t->role == TORTURE_WRITER) {
 		while (!QUIESCE_LOAD(&run->writers_stop))
 			type->write(t);

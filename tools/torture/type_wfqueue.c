@@ -35,6 +35,12 @@
 
 #define WFQ_FAULTS (TORTURE_FAULT_DELAY | TORTURE_FAULT_SLEEP | TORTURE_FAULT_SIGNALS | \
 		    TORTURE_FAULT_SHUFFLE)
+/*
+ * wfqueue-rcu's consumers hold nothing but a read-side section, in which
+ * holders never sleep: no sleep fault (it would only have made the signal
+ * handler sleep).
+ */
+#define WFQ_RCU_FAULTS (WFQ_FAULTS & ~TORTURE_FAULT_SLEEP)
 #define ELEM_LIVE 0x57465145u
 #define ELEM_TRAP 0x54524150u
 #define POISON_BYTE 0x6b
@@ -394,16 +400,16 @@ static void report(struct torture_run *run, FILE *out, bool json)
 }
 
 /* The two types differ in their consumers: set up, and broken, apart. */
-#define WFQ_TYPE(name_, doc_, set_busted_, setup_)                                   \
-	{ .name = (name_), .doc = (doc_), .faults = WFQ_FAULTS, .set_busted = (set_busted_), \
+#define WFQ_TYPE(name_, doc_, faults_, set_busted_, setup_)                          \
+	{ .name = (name_), .doc = (doc_), .faults = (faults_), .set_busted = (set_busted_), \
 	  .setup = (setup_), .thread_start = thread_start, .thread_stop = thread_stop,    \
 	  .read = read_elems, .write = write_elem, .finish = finish, .report = report }
 
 const struct torture_type torture_type_wfqueue =
 	WFQ_TYPE("wfqueue", "wait-free queue: writers enqueue, readers dequeue, splice and iterate",
-		 set_busted, setup);
+		 WFQ_FAULTS, set_busted, setup);
 
 const struct torture_type torture_type_wfqueue_rcu =
 	WFQ_TYPE("wfqueue-rcu",
 		 "wait-free queue, lock-free RCU consumers: writers enqueue, readers dequeue",
-		 set_busted_rcu, setup_rcu);
+		 WFQ_RCU_FAULTS, set_busted_rcu, setup_rcu);
