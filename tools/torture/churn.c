@@ -32,6 +32,8 @@ static void *churn_thread_main(void *arg)
 		done++;
 	}
 	__atomic_fetch_add(&run->churn_ops, done, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&run->churn_delays, t->delays, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&run->churn_sleeps, t->sleeps, __ATOMIC_RELAXED);
 	if (type->thread_stop)
 		type->thread_stop(t, torture_one_in(t, 2));
 	return NULL;

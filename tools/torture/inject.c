@@ -48,6 +48,8 @@ void torture_section_delay(struct torture_thread *t)
 	if (!(t->run->opt->faults & TORTURE_FAULT_DELAY))
 		return;
 	pick = (unsigned)(torture_random(t) % 1024);
+	if (pick <= 80)
+		torture_count_delay(t);
 	if (pick < 64)
 		torture_spin_ns(torture_random(t) % 20000);
 	else if (pick < 80)
@@ -58,8 +60,10 @@ void torture_section_delay(struct torture_thread *t)
 
 void torture_hold_sleep(struct torture_thread *t)
 {
-	if ((t->run->opt->faults & TORTURE_FAULT_SLEEP) && torture_one_in(t, 16))
+	if ((t->run->opt->faults & TORTURE_FAULT_SLEEP) && torture_one_in(t, 16)) {
+		torture_count_sleep(t);
 		torture_sleep_ns(10000 + torture_random(t) % 500000);
+	}
 }
 
 void torture_writer_pause(struct torture_thread *t)

@@ -289,6 +289,23 @@ uint64_t rcu_pipeline_grace_periods(struct torture_run *run)
 	return quiesce_gp_seq_current(&quiesce_rcu_domain) >> 1;
 }
 
+/*
+ * The age check only proves something about reads that held an element
+ * across its removal (age 1 at the end of the section: the writer was
+ * then waiting for the grace period that had to wait for them) and
+ * writers whose grace periods ended.  After the joins: plain loads.
+ */
+void rcu_pipeline_evidence(struct torture_run *run)
+{
+	struct rcu_pipeline *p = run->state;
+
+	if (!p->hist[1])
+		torture_unchecked(run, "no read held an element across its removal");
+	if (run->type->grace_periods && !run->type->grace_periods(run))
+		torture_unchecked(run, "no grace period ended");
+	rcu_stall_evidence(run);
+}
+
 void rcu_pipeline_finish(struct torture_run *run)
 {
 	struct rcu_pipeline *p = run->state;

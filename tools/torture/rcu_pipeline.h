@@ -136,6 +136,8 @@ void rcu_pipeline_read(struct torture_thread *t);
 void rcu_pipeline_signal_read(struct torture_thread *t);
 void rcu_pipeline_write(struct torture_thread *t);
 uint64_t rcu_pipeline_grace_periods(struct torture_run *run);
+/* No read held an element across its removal, no grace period ended: unchecked. */
+void rcu_pipeline_evidence(struct torture_run *run);
 void rcu_pipeline_finish(struct torture_run *run);
 void rcu_pipeline_report(struct torture_run *run, FILE *out, bool json);
 

@@ -16,6 +16,7 @@
 #include "rcu_stall.h"
 
 #include <sched.h>
+#include <stdio.h>
 
 #include <quiesce/rcu.h>
 
@@ -48,6 +49,26 @@ void rcu_stall_setup(struct torture_run *run)
 	long_read.tid = 0;
 	quiesce_rcu_set_stall_timeout_ms(run->opt->stall_timeout_ms);
 	quiesce_rcu_set_stall_handler(stall_seen);
+}
+
+/*
+ * A long read is checked only when it held to its end and a grace period
+ * flipped meanwhile.  The first may start LONG_READ_GAP_NS into the run
+ * and holds RCU_LONG_READ_TIMEOUTS timeouts; a run with room for two of
+ * them must have checked one.  A shorter run only says so.
+ */
+void rcu_stall_evidence(struct torture_run *run)
+{
+	uint64_t hold = run->opt->stall_timeout_ms * 1000000u * RCU_LONG_READ_TIMEOUTS;
+
+	if (!(run->opt->faults & TORTURE_FAULT_STALL) || run->long_reads_checked)
+		return;
+	if (run->opt->duration_ns >= LONG_READ_GAP_NS + 2 * (hold + LONG_READ_GAP_NS))
+		torture_unchecked(run, "the stall fault checked no long read");
+	else if (!run->opt->quiet)
+		fprintf(stderr, "quiesce-torture: note: the stall fault checked no long read "
+			"(a run shorter than %.1f s may have none)\n",
+			(double)(LONG_READ_GAP_NS + 2 * (hold + LONG_READ_GAP_NS)) / 1e9);
 }
 
 void rcu_stall_teardown(struct torture_run *run)

@@ -24,4 +24,7 @@ bool rcu_long_read_due(struct torture_thread *t);
 /* Holds the caller's read-side section, then checks for the warning. */
 void rcu_long_read_hold(struct torture_thread *t);
 
+/* After the joins: no long read checked in a run long enough is unchecked. */
+void rcu_stall_evidence(struct torture_run *run);
+
 #endif

@@ -16,6 +16,7 @@
  */
 struct totals {
 	uint64_t reads, writes, signal_reads, grace_periods, violations;
+	uint64_t signals_handled, delays, sleeps;
 };
 
 static void sum_totals(struct torture_run *run, struct totals *tot)
@@ -25,14 +26,21 @@ static void sum_totals(struct torture_run *run, struct totals *tot)
 	*tot = (struct totals){
 		.reads = QUIESCE_LOAD(&run->churn_ops),
 		.violations = torture_violations(run),
+		.delays = QUIESCE_LOAD(&run->churn_delays),
+		.sleeps = QUIESCE_LOAD(&run->churn_sleeps),
 	};
-	for (unsigned i = 0; i < opt->readers; i++) {
-		tot->reads += QUIESCE_LOAD(&run->readers[i].ops);
-		tot->signal_reads += QUIESCE_LOAD(&run->readers[i].signal_ops);
-	}
-	for (unsigned i = 0; i < opt->writers; i++) {
-		tot->writes += QUIESCE_LOAD(&run->writers[i].ops);
-		tot->signal_reads += QUIESCE_LOAD(&run->writers[i].signal_ops);
+	for (unsigned i = 0; i < opt->readers + opt->writers; i++) {
+		struct torture_thread *t = i < opt->readers ? &run->readers[i]
+							  : &run->writers[i - opt->readers];
+
+		if (i < opt->readers)
+			tot->reads += QUIESCE_LOAD(&t->ops);
+		else
+			tot->writes += QUIESCE_LOAD(&t->ops);
+		tot->signal_reads += QUIESCE_LOAD(&t->signal_ops);
+		tot->signals_handled += QUIESCE_LOAD(&t->signals_handled);
+		tot->delays += QUIESCE_LOAD(&t->delays);
+		tot->sleeps += QUIESCE_LOAD(&t->sleeps);
 	}
 	if (run->type->grace_periods)
 		tot->grace_periods = run->type->grace_periods(run);
@@ -73,9 +81,11 @@ static void summary_text(struct torture_run *run, const struct totals *tot, doub
 	if (run->type->grace_periods)
 		printf(", grace periods %" PRIu64, tot->grace_periods);
 	printf("\n  churn threads %" PRIu64 ", forks %" PRIu64 ", signals %" PRIu64
-	       ", affinity changes %" PRIu64 "\n",
+	       " (%" PRIu64 " handled), affinity changes %" PRIu64 ", delays %" PRIu64
+	       ", sleeps %" PRIu64 "\n",
 	       QUIESCE_LOAD(&run->churn_threads), QUIESCE_LOAD(&run->forks),
-	       QUIESCE_LOAD(&run->signals_sent), QUIESCE_LOAD(&run->shuffles));
+	       QUIESCE_LOAD(&run->signals_sent), tot->signals_handled, QUIESCE_LOAD(&run->shuffles),
+	       tot->delays, tot->sleeps);
 	if (opt->faults & TORTURE_FAULT_STALL)
 		printf("  long reads %" PRIu64 " (%" PRIu64 " checked for a stall warning), "
 		       "stall warnings %" PRIu64 "\n",
@@ -89,6 +99,9 @@ static void summary_text(struct torture_run *run, const struct totals *tot, doub
 			printf(", %s %" PRIu64, torture_violation_name(k),
 			       QUIESCE_LOAD(&run->violations[k]));
 	printf("\n");
+	if (run->unchecked)
+		printf("  not checked: %u essential events never happened (described on stderr)\n",
+		       run->unchecked);
 	if (run->unfinished)
 		printf("  %u threads did not finish\n", run->unfinished);
 }
@@ -106,12 +119,14 @@ static void summary_json(struct torture_run *run, const struct totals *tot, doub
 	       ",\"grace_periods\":%" PRIu64 ",",
 	       tot->reads, tot->signal_reads, tot->writes, tot->grace_periods);
 	printf("\"churn_threads\":%" PRIu64 ",\"forks\":%" PRIu64 ",\"signals\":%" PRIu64
-	       ",\"affinity_changes\":%" PRIu64 ",\"long_reads\":%" PRIu64
+	       ",\"affinity_changes\":%" PRIu64 ",\"signals_handled\":%" PRIu64
+	       ",\"delays\":%" PRIu64 ",\"sleeps\":%" PRIu64 ",\"long_reads\":%" PRIu64
 	       ",\"long_reads_checked\":%" PRIu64 ",\"stall_warnings\":%" PRIu64 ",",
-	       QUIESCE_LOAD(&run->churn_threads), QUIESCE_LOAD(&run->forks), QUIESCE_LOAD(&run->signals_sent), QUIESCE_LOAD(&run->shuffles), QUIESCE_LOAD(&run->long_reads),
+	       QUIESCE_LOAD(&run->churn_threads), QUIESCE_LOAD(&run->forks), QUIESCE_LOAD(&run->signals_sent), QUIESCE_LOAD(&run->shuffles), tot->signals_handled,
+	       tot->delays, tot->sleeps, QUIESCE_LOAD(&run->long_reads),
 	       QUIESCE_LOAD(&run->long_reads_checked), run->stall_warnings);
-	printf("\"unfinished_threads\":%u,\"violations\":%" PRIu64 ",\"violation_kinds\":{",
-	       run->unfinished, tot->violations);
+	printf("\"unfinished_threads\":%u,\"unchecked\":%u,\"violations\":%" PRIu64 ",\"violation_kinds\":{",
+	       run->unfinished, run->unchecked, tot->violations);
 	for (int k = 0; k < TV_KINDS; k++)
 		printf("%s\"%s\":%" PRIu64, k ? "," : "", torture_violation_name(k),
 		       QUIESCE_LOAD(&run->violations[k]));

@@ -52,8 +52,15 @@ void *torture_shuffle_main(void *arg)
 	cpu_set_t allowed, set;
 
 	pthread_setname_np(pthread_self(), self->name);
-	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+	/*
+	 * With one CPU to choose from nothing ever moves: no affinity change
+	 * is counted, and the run fails as unchecked (evidence.c).
+	 */
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) || CPU_COUNT(&allowed) < 2) {
+		fprintf(stderr, "quiesce-torture: shuffle: fewer than two CPUs to move threads "
+			"between\n");
 		return NULL;
+	}
 	/* Stops with the writers, which run.c joins only after this thread. */
 	while (!QUIESCE_LOAD(&run->writers_stop)) {
 		unsigned i = (unsigned)(torture_random(self) % n);

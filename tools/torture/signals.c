@@ -27,6 +27,9 @@ static void on_signal(int sig)
 	struct torture_thread *t = torture_self;
 	int saved_errno = errno;
 
+	/* Delivered: the evidence that the fault happened (evidence.c). */
+	if (t)
+		QUIESCE_STORE(&t->signals_handled, t->signals_handled + 1);
 	/* signal_ready is written by this very thread: a plain load will do. */
 	if (t && QUIESCE_LOAD(&t->signal_ready)) {
 		const struct torture_type *type = t->run->type;

@@ -54,6 +54,9 @@ struct torture_thread {
 	void *priv;		/* the type's per-thread state */
 	uint64_t ops;		/* operations done; read by the status line */
 	uint64_t signal_ops;	/* read-side operations done in a signal handler */
+	uint64_t signals_handled; /* SIGUSR1s whose handler ran, whatever it did */
+	uint64_t delays;	/* the delay fault's spins and yields */
+	uint64_t sleeps;	/* the sleep fault's sleeps */
 	bool signal_ready;	/* the handler may run the type's signal_read() */
 	bool finished;		/* joined by the end of the run */
 } QUIESCE_CACHELINE_ALIGNED;
@@ -89,6 +92,12 @@ struct torture_type {
 	 * state points to; the framework frees state after the summary.
 	 */
 	void (*finish)(struct torture_run *run);
+	/*
+	 * After every thread has finished, before finish: calls
+	 * torture_unchecked() for each event the type's checks need that the
+	 * run never produced (no read overlapped an update, ...).
+	 */
+	void (*evidence)(struct torture_run *run);
 	/* Extra summary figures: text lines, or JSON members after a comma. */
 	void (*report)(struct torture_run *run, FILE *out, bool json);
 };
@@ -104,11 +113,14 @@ struct torture_run {
 	struct torture_thread *readers, *writers;
 	uint64_t violations[TV_KINDS];
 	uint64_t churn_threads, churn_ops, forks, signals_sent, shuffles;
+	/* The delay and sleep faults' counts of finished churn threads. */
+	uint64_t churn_delays, churn_sleeps;
 	/* The stall fault (rcu_stall.c): long reads a grace period waited for
 	 * long enough to have to warn are "checked". */
 	uint64_t long_reads, long_reads_checked, stall_warnings;
 	unsigned unfinished;		/* threads that did not finish in time */
 	unsigned messages;		/* violation messages printed so far */
+	unsigned unchecked;		/* essential events the run never had */
 };
 
 /* The run in progress (for handlers), and the calling torture thread. */
@@ -133,6 +145,17 @@ void torture_violation(struct torture_run *run, enum torture_violation_kind kind
 		       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 uint64_t torture_violations(const struct torture_run *run);
 const char *torture_violation_name(enum torture_violation_kind kind);
+
+/*
+ * Records that the run never produced an event a check needs (evidence.c):
+ * a run that checked nothing must not pass.  Called after every thread
+ * has finished; described on stderr.
+ */
+void torture_unchecked(struct torture_run *run, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The framework's evidence: work done, every enabled fault injected. */
+void torture_check_evidence(struct torture_run *run);
 
 /* Per-thread pseudo-random numbers (xorshift64*). */
 static inline uint64_t torture_random(struct torture_thread *t)
@@ -159,6 +182,20 @@ void torture_thread_init(struct torture_thread *t, struct torture_run *run,
 static inline void torture_count_op(struct torture_thread *t)
 {
 	QUIESCE_STORE(&t->ops, t->ops + 1);
+}
+
+/*
+ * Counts one injection of the delay or the sleep fault (evidence.c), in
+ * the thread's own counter: relaxed, read by the summary after the join.
+ */
+static inline void torture_count_delay(struct torture_thread *t)
+{
+	QUIESCE_STORE(&t->delays, t->delays + 1);
+}
+
+static inline void torture_count_sleep(struct torture_thread *t)
+{
+	QUIESCE_STORE(&t->sleeps, t->sleeps + 1);
 }
 
 /* Faults injected by the torture threads themselves: see inject.c. */

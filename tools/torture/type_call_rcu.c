@@ -148,6 +148,20 @@ static void finish(struct torture_run *run)
 		rcu_pipeline_finish(run);
 }
 
+/* The pipeline's evidence, and callbacks that ran (the aging is theirs). */
+static void evidence(struct torture_run *run)
+{
+	struct rcu_pipeline *p = run->state;
+	uint64_t invoked = 0;
+
+	rcu_pipeline_evidence(run);
+	/* The writers are on the retired list; callbacks may still run. */
+	for (struct rcu_writer *w = p->retired; w; w = w->next_retired)
+		invoked += __atomic_load_n(&w->first_invoked, __ATOMIC_RELAXED);
+	if (!invoked)
+		torture_unchecked(run, "no callback ran");
+}
+
 static void report(struct torture_run *run, FILE *out, bool json)
 {
 	struct quiesce_rcu_stats stats;
@@ -174,6 +188,7 @@ const struct torture_type torture_type_call_rcu = {
 	.write = write_deferred,
 	.signal_read = rcu_pipeline_signal_read,
 	.grace_periods = rcu_pipeline_grace_periods,
+	.evidence = evidence,
 	.finish = finish,
 	.report = report,
 };

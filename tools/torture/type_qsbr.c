@@ -127,6 +127,7 @@ const struct torture_type torture_type_qsbr = {
 	.write = rcu_pipeline_write,
 	.signal_read = signal_read,
 	.grace_periods = grace_periods,
+	.evidence = rcu_pipeline_evidence,
 	.finish = rcu_pipeline_finish,
 	.report = rcu_pipeline_report,
 };

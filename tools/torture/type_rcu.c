@@ -73,6 +73,7 @@ static void setup_polled(struct torture_run *run)
 		.signal_read = rcu_pipeline_signal_read,        \
 		.signal_writers = true,                         \
 		.grace_periods = rcu_pipeline_grace_periods,    \
+		.evidence = rcu_pipeline_evidence,              \
 		.finish = rcu_pipeline_finish,                  \
 		.report = rcu_pipeline_report,                  \
 	}

@@ -99,6 +99,7 @@ const struct torture_type torture_type_rcu_mb = {
 	.write = rcu_pipeline_write,
 	.signal_read = rcu_pipeline_signal_read,
 	.grace_periods = grace_periods,
+	.evidence = rcu_pipeline_evidence,
 	.finish = rcu_pipeline_finish,
 	.report = rcu_pipeline_report,
 };

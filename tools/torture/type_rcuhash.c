@@ -222,6 +222,17 @@ static void finish(struct torture_run *run)
 	pthread_mutex_destroy(&s->quarantine_lock);
 }
 
+/* Walks and forced resizes (the moves busted breaks) must have happened. */
+static void evidence(struct torture_run *run)
+{
+	struct hash_state *s = run->state;
+
+	if (!s->walks)
+		torture_unchecked(run, "no reader walked the table");
+	if (!s->resizes)
+		torture_unchecked(run, "no writer resized the table");
+}
+
 static void report(struct torture_run *run, FILE *out, bool json)
 {
 	struct hash_state *s = run->state;
@@ -239,6 +250,7 @@ const struct torture_type torture_type_rcuhash = {
 	.setup = setup,
 	.read = read_op,
 	.write = write_op,
+	.evidence = evidence,
 	.finish = finish,
 	.report = report,
 };

@@ -46,8 +46,10 @@ static void srcu_lock_window(void)
 {
 	struct torture_thread *t = torture_self;
 
-	if (t && (t->run->opt->faults & TORTURE_FAULT_DELAY) && torture_one_in(t, 16))
+	if (t && (t->run->opt->faults & TORTURE_FAULT_DELAY) && torture_one_in(t, 16)) {
+		torture_count_delay(t);
 		torture_sleep_ns(torture_random(t) % 500000);
+	}
 }
 
 static int torture_srcu_read_lock(struct rcu_pipeline *p)
@@ -66,6 +68,7 @@ static void torture_srcu_read_hold(struct torture_thread *t)
 	struct srcu_torture *s = srcu_of(t->run->state);
 
 	if ((t->run->opt->faults & TORTURE_FAULT_SLEEP) && torture_one_in(t, 16)) {
+		torture_count_sleep(t);
 		torture_sleep_ns(10000 + torture_random(t) % 500000);
 		__atomic_fetch_add(&s->sleeps, 1, __ATOMIC_RELAXED);
 	}
@@ -177,6 +180,7 @@ const struct torture_type torture_type_srcu = {
 	.write = rcu_pipeline_write,
 	.signal_read = rcu_pipeline_signal_read,
 	.grace_periods = srcu_grace_periods,
+	.evidence = rcu_pipeline_evidence,
 	.finish = srcu_finish,
 	.report = srcu_report,
 };

@@ -387,6 +387,15 @@ static void finish(struct torture_run *run)
 	}
 }
 
+/* Reads that found the queue empty check nothing: some must have taken. */
+static void evidence(struct torture_run *run)
+{
+	struct wfq_state *s = run->state;
+
+	if (!s->consumed)
+		torture_unchecked(run, "no reader took an element");
+}
+
 static void report(struct torture_run *run, FILE *out, bool json)
 {
 	struct wfq_state *s = run->state;
@@ -403,7 +412,8 @@ static void report(struct torture_run *run, FILE *out, bool json)
 #define WFQ_TYPE(name_, doc_, faults_, set_busted_, setup_)                          \
 	{ .name = (name_), .doc = (doc_), .faults = (faults_), .set_busted = (set_busted_), \
 	  .setup = (setup_), .thread_start = thread_start, .thread_stop = thread_stop,    \
-	  .read = read_elems, .write = write_elem, .finish = finish, .report = report }
+	  .read = read_elems, .write = write_elem, .evidence = evidence, .finish = finish, \
+	  .report = report }
 
 const struct torture_type torture_type_wfqueue =
 	WFQ_TYPE("wfqueue", "wait-free queue: writers enqueue, readers dequeue, splice and iterate",
