@@ -3,15 +3,28 @@
 # Under a sanitizer, --faults all leaves out the fork fault by itself
 # (tools/torture/main.c says why).
 set(QT_FAULTS all)
-# Each busted type with the faults that catch it fastest: for the rcu_sync
-# types, signals that stop readers on their fast path (see signals.c).
-set(QT_TYPES rcu:delay rcu-expedited:delay rcu-poll:delay call-rcu:delay rwsem:delay
-  percpu-rwsem:signals freeze:signals rcuhash:delay wfqueue:delay wfqueue-rcu:delay srcu:delay
-  qsbr:delay rcu-mb:delay)
+# Each busted type with the faults that catch it fastest (for the rcu_sync
+# types, signals that stop readers on their fast path: see signals.c), the
+# violation kinds its control must report (expect_violation.cmake), and
+# whether threads left stuck count too (a broken freezer can deadlock).
+set(QT_RCU_KINDS "age|freed")
+set(QT_LOCK_KINDS "exclusion|data")
+set(QT_TYPES rcu:delay:${QT_RCU_KINDS} rcu-expedited:delay:${QT_RCU_KINDS}
+  rcu-poll:delay:${QT_RCU_KINDS} "call-rcu:delay:age|freed|cookie|callback"
+  rwsem:delay:${QT_LOCK_KINDS} percpu-rwsem:signals:${QT_LOCK_KINDS}:hang
+  freeze:signals:${QT_LOCK_KINDS}:hang "rcuhash:delay:hash|freed" "wfqueue:delay:data|freed"
+  "wfqueue-rcu:delay:data|freed" srcu:delay:${QT_RCU_KINDS} qsbr:delay:${QT_RCU_KINDS}
+  rcu-mb:delay:${QT_RCU_KINDS})
 foreach(entry ${QT_TYPES})
-  string(REPLACE ":" ";" entry ${entry})
+  string(REPLACE ":" ";" entry "${entry}")
   list(GET entry 0 type)
   list(GET entry 1 busted_faults)
+  list(GET entry 2 busted_kinds)
+  list(LENGTH entry fields)
+  set(busted_hang_ok 0)
+  if(fields GREATER 3)
+    set(busted_hang_ok 1)
+  endif()
   string(REPLACE "-" "_" name ${type})
   # The join timeout is a hang limit: threads of a loaded machine finish late.
   add_test(NAME torture_${name}
@@ -19,7 +32,8 @@ foreach(entry ${QT_TYPES})
       --join-timeout 60s)
   add_test(NAME torture_${name}_busted
     COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:quiesce-torture> -DTYPE=${type}-busted
-      -DDURATION=120s -DFAULTS=${busted_faults}
+      -DDURATION=120s -DFAULTS=${busted_faults} -DEXPECT=${busted_kinds}
+      -DHANG_OK=${busted_hang_ok}
       -P ${PROJECT_SOURCE_DIR}/tools/torture/expect_violation.cmake)
   # A busted run stops at its first violation, usually within a second;
   # the long run is for a loaded machine, where the window is hit later:
