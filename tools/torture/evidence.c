@@ -17,22 +17,13 @@
 
 void torture_unchecked(struct torture_run *run, const char *fmt, ...)
 {
-	char msg[256];
-	int len;
 	va_list ap;
 
 	/* Every thread has finished: nobody else counts. */
 	run->unchecked++;
-	len = snprintf(msg, sizeof(msg), "%s: not checked: ",
-		       run->opt->is_child ? "quiesce-torture (fork child)" : "quiesce-torture");
 	va_start(ap, fmt);
-	len += vsnprintf(msg + len, sizeof(msg) - (size_t)len - 1, fmt, ap);
+	torture_say(run, "not checked: ", fmt, ap);
 	va_end(ap);
-	if (len > (int)sizeof(msg) - 2)
-		len = (int)sizeof(msg) - 2;
-	msg[len++] = '\n';
-	if (write(STDERR_FILENO, msg, (size_t)len) < 0)
-		return;
 }
 
 void torture_check_evidence(struct torture_run *run)

@@ -11,6 +11,7 @@
 #define QUIESCE_TORTURE_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -144,6 +145,12 @@ static inline bool torture_stopping(const struct torture_run *run)
 void torture_violation(struct torture_run *run, enum torture_violation_kind kind,
 		       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 uint64_t torture_violations(const struct torture_run *run);
+/*
+ * One line on stderr, "<tool>: " what and the formatted rest, in one
+ * write(2) (no stdio lock: signal handlers report too); violation.c.
+ */
+void torture_say(const struct torture_run *run, const char *what, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 const char *torture_violation_name(enum torture_violation_kind kind);
 
 /*

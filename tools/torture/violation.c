@@ -32,12 +32,30 @@ const char *torture_violation_name(enum torture_violation_kind kind)
 	return kind_names[kind];
 }
 
+/*
+ * Writes "<tool>: <what><fmt ...>" and a newline to stderr in one write(2),
+ * cut to a line of 256 bytes.
+ */
+void torture_say(const struct torture_run *run, const char *what, const char *fmt, va_list ap)
+{
+	char msg[256];
+	int len = snprintf(msg, sizeof(msg), "%s: %s",
+			   run->opt->is_child ? "quiesce-torture (fork child)" : "quiesce-torture",
+			   what);
+
+	len += vsnprintf(msg + len, sizeof(msg) - (size_t)len - 1, fmt, ap);
+	if (len > (int)sizeof(msg) - 2)
+		len = (int)sizeof(msg) - 2;
+	msg[len++] = '\n';
+	if (write(STDERR_FILENO, msg, (size_t)len) < 0)
+		return;
+}
+
 void torture_violation(struct torture_run *run, enum torture_violation_kind kind,
 		       const char *fmt, ...)
 {
 	unsigned seen = __atomic_fetch_add(&run->messages, 1, __ATOMIC_RELAXED);
-	char msg[256];
-	int len;
+	char what[64];
 	va_list ap;
 
 	__atomic_fetch_add(&run->violations[kind], 1, __ATOMIC_RELAXED);
@@ -45,22 +63,14 @@ void torture_violation(struct torture_run *run, enum torture_violation_kind kind
 		QUIESCE_STORE(&run->end_early, true);
 	if (seen > MESSAGES_MAX)
 		return;
+	va_start(ap, fmt);
 	if (seen == MESSAGES_MAX) {
-		len = snprintf(msg, sizeof(msg), "%s: further violations are counted only\n",
-			       run->opt->is_child ? "quiesce-torture (fork child)" : "quiesce-torture");
+		torture_say(run, "", "further violations are counted only", ap);
 	} else {
-		len = snprintf(msg, sizeof(msg), "%s: violation (%s): ",
-			       run->opt->is_child ? "quiesce-torture (fork child)" : "quiesce-torture",
-			       kind_names[kind]);
-		va_start(ap, fmt);
-		len += vsnprintf(msg + len, sizeof(msg) - (size_t)len - 1, fmt, ap);
-		va_end(ap);
-		if (len > (int)sizeof(msg) - 2)
-			len = (int)sizeof(msg) - 2;
-		msg[len++] = '\n';
+		snprintf(what, sizeof(what), "violation (%s): ", kind_names[kind]);
+		torture_say(run, what, fmt, ap);
 	}
-	if (write(STDERR_FILENO, msg, (size_t)len) < 0)
-		return;
+	va_end(ap);
 }
 
 uint64_t torture_violations(const struct torture_run *run)
