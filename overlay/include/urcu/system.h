@@ -24,12 +24,12 @@
 #define _URCU_LOCK_FREE(addr) __atomic_always_lock_free(sizeof(*(addr)), (addr))
 
 /*
- * Copies size bytes from src to dst in one access the compiler neither
- * merges, splits nor moves across the program's other accesses: for the
- * objects no atomic instruction covers (a struct of 12 bytes, a long
- * double), for which the __atomic builtins would call libatomic, which a
- * liburcu program does not link.  liburcu's accesses to those are
- * volatile ones, as plain as this.
+ * Copies size bytes from src to dst between compiler barriers, so that
+ * the compiler neither drops the copy nor moves it across the program's
+ * other accesses: for the objects no atomic instruction covers (a struct
+ * of 12 bytes, a long double), for which the __atomic builtins would call
+ * libatomic, which a liburcu program does not link.  The copy is not
+ * atomic; neither are liburcu's volatile accesses to those.
  */
 #define _URCU_COPY_SHARED(dst, src, size)                                      \
 	do {                                                                   \
