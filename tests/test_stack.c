@@ -295,9 +295,22 @@ static void lfs_busted_child(void *arg)
 }
 
 /*
+ * A fresh stack holding n[0], with a push of n[1] cut between its two
+ * steps: the exchange of _quiesce_wfs_push() done, its link not yet.
+ */
+static void push_cut(struct quiesce_wfs_stack *s, struct quiesce_wfs_node n[2])
+{
+	quiesce_wfs_init(s);
+	quiesce_wfs_push(s, &n[0]);
+	n[1].next = NULL;
+	CHECK(__atomic_exchange_n(&s->head, (struct quiesce_wfs_head *)&n[1], __ATOMIC_ACQ_REL) ==
+		      (struct quiesce_wfs_head *)&n[0],
+	      "the top was the first node");
+}
+
+/*
  * fork() while another thread's wfs push is cut between its two steps
  * (stack.h, fork()): the child finds the node on top, unlinked for ever.
- * Built by hand: the exchange of _quiesce_wfs_push() without its link.
  */
 static struct quiesce_wfs_stack fork_wfs;
 static struct quiesce_wfs_node fork_wn[2];
@@ -327,12 +340,7 @@ static void test_fork_cut_push(void)
 	char err[4096];
 	int status;
 
-	quiesce_wfs_init(&fork_wfs);
-	quiesce_wfs_push(&fork_wfs, &fork_wn[0]);
-	fork_wn[1].next = NULL;
-	CHECK(__atomic_exchange_n(&fork_wfs.head, (struct quiesce_wfs_head *)&fork_wn[1],
-				  __ATOMIC_ACQ_REL) == (struct quiesce_wfs_head *)&fork_wn[0],
-	      "the top was the first node");
+	push_cut(&fork_wfs, fork_wn);
 	status = check_run_child(fork_cut_push_child, NULL, err, sizeof(err));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the fork child: status %#x: %s",
 	      status, err);
@@ -369,12 +377,7 @@ static void test_signal_handler_push(void)
 
 	sigemptyset(&sa.sa_mask);
 	CHECK(sigaction(SIGUSR1, &sa, &old) == 0, "sigaction");
-	quiesce_wfs_init(&sig_wfs);
-	quiesce_wfs_push(&sig_wfs, &sig_wn[0]);
-	sig_wn[1].next = NULL;
-	CHECK(__atomic_exchange_n(&sig_wfs.head, (struct quiesce_wfs_head *)&sig_wn[1],
-				  __ATOMIC_ACQ_REL) == (struct quiesce_wfs_head *)&sig_wn[0],
-	      "the top was the first node");
+	push_cut(&sig_wfs, sig_wn);
 	raise(SIGUSR1);
 	CHECK(sig_was_non_empty == 1, "the handler's push found the stack empty");
 	CHECK(sig_pops[0] == &sig_wn[2] && sig_pops[1] == QUIESCE_WFS_WOULDBLOCK,
