@@ -91,6 +91,7 @@ enum rcuhash_busted {
 	RCUHASH_BUSTED_COARSE_ORDER,	/* next() answers from a coarser interval */
 	RCUHASH_BUSTED_ALLOC_LOCKED,	/* a resize's array allocated under resize_lock, in a section */
 	RCUHASH_BUSTED_SHRINK_ORDER,	/* a shrink moves the first interval of a group first */
+	RCUHASH_BUSTED_UNGUARDED_WALK,	/* a walk lets resizes move nodes under it */
 };
 extern int quiesce_test_busted_rcuhash;
 /* Test-only: called where an updater allocates a resize's array, just after. */

@@ -29,6 +29,12 @@
 
 static __thread struct quiesce_rcuhash_walk *open_walks;
 
+/* The busted control: walks neither hold resizes off nor finish them. */
+static bool busted_walk(void)
+{
+	return QUIESCE_LOAD(&quiesce_test_busted_rcuhash) == RCUHASH_BUSTED_UNGUARDED_WALK;
+}
+
 unsigned quiesce_rcuhash_own_walks(const struct quiesce_rcuhash *ht)
 {
 	unsigned n = 0;
@@ -47,10 +53,12 @@ void quiesce_rcuhash_walk_start(struct quiesce_rcuhash *ht, struct quiesce_rcuha
 		if (w == walk)
 			quiesce_die("rcuhash_walk_start() on a walk this thread has open: "
 				    "stop it first (rcuhash_walk_stop())");
-	rcuhash_lock(ht, &ht->resize_lock);
-	ht->walkers++;
-	pthread_mutex_unlock(&ht->resize_lock);
-	quiesce_rcuhash_finish_resize(ht);
+	if (QUIESCE_LIKELY(!busted_walk())) {
+		rcuhash_lock(ht, &ht->resize_lock);
+		ht->walkers++;
+		pthread_mutex_unlock(&ht->resize_lock);
+		quiesce_rcuhash_finish_resize(ht);
+	}
 	t = quiesce_rcu_dereference(ht->tbl);
 	walk->ht = ht;
 	walk->table = t;
@@ -90,8 +98,10 @@ void quiesce_rcuhash_walk_stop(struct quiesce_rcuhash_walk *walk)
 		quiesce_die("rcuhash_walk_stop() on a walk this thread has not started, "
 			    "or has stopped already");
 	*link = walk->open_next;
-	rcuhash_lock(ht, &ht->resize_lock);
-	ht->walkers--;
-	pthread_mutex_unlock(&ht->resize_lock);
+	if (QUIESCE_LIKELY(!busted_walk())) {
+		rcuhash_lock(ht, &ht->resize_lock);
+		ht->walkers--;
+		pthread_mutex_unlock(&ht->resize_lock);
+	}
 	walk->table = NULL;
 }

@@ -141,11 +141,14 @@
 
 /* How long callbacks gather before a normal grace period (see the top). */
 #define GATHER_NS 1000000u
+/* The busted control's share of dropped callbacks. */
+#define CB_LOST_EVERY 64
 
 bool quiesce_test_busted_call_rcu;
 bool quiesce_test_call_rcu_no_throttle;
 bool quiesce_test_busted_cb_forget;
 bool quiesce_test_busted_cb_pending;
+bool quiesce_test_busted_cb_lost;
 bool quiesce_test_slow_harvest;
 
 /* The domain whose callback thread this is, if any. */
@@ -239,6 +242,14 @@ static bool caller_holds_gp(struct quiesce_cb_domain *cbd)
 	return cbd->gp->ops->caller_holds && cbd->gp->ops->caller_holds(cbd->gp);
 }
 
+/* Whether the busted control drops this callback: one in CB_LOST_EVERY (not free_rcu()'s). */
+static bool busted_drop(void)
+{
+	static unsigned tick;
+
+	return __atomic_add_fetch(&tick, 1, __ATOMIC_RELAXED) % CB_LOST_EVERY == 0;
+}
+
 /* Runs a batch's callbacks in order; returns how many. */
 static uint64_t invoke(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *list)
 {
@@ -252,7 +263,7 @@ static uint64_t invoke(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *li
 		next = cb == list->last ? NULL : quiesce_cb_queue_next(cb);
 		if ((uintptr_t)func < QUIESCE_FREE_RCU_OFFSET_LIMIT)
 			free_rcu_object(cb, (uintptr_t)func);
-		else
+		else if (QUIESCE_LIKELY(!QUIESCE_LOAD(&quiesce_test_busted_cb_lost)) || !busted_drop())
 			func(cb);
 		/* Before anything else: the child's batches are gone (see the top). */
 		if (QUIESCE_UNLIKELY(forked_in_callback))

@@ -228,6 +228,10 @@ extern bool quiesce_test_call_rcu_no_throttle;
 extern bool quiesce_test_busted_cb_forget;
 /* Test-only: pending() looks at the queues only, not at the batches ("busted"). */
 extern bool quiesce_test_busted_cb_pending;
+/* Test-only: one callback in 64 (not free_rcu()'s) is dropped, never run ("busted"). */
+extern bool quiesce_test_busted_cb_lost;
+/* Test-only: rcu_barrier() does not wait for the callback workers ("busted"). */
+extern bool quiesce_test_busted_barrier;
 /*
  * Test-only: a harvest sleeps 200 us between its store of held and its
  * take from the queues, where pending() must still answer right.

@@ -107,6 +107,7 @@
 
 bool quiesce_test_busted_gp;
 bool quiesce_test_busted_past_flip;
+bool quiesce_test_busted_cookie;
 void (*quiesce_test_gp_hook)(struct quiesce_gp_domain *d, int where);
 
 /* gp_ended: a caller sleeps on it (low bit), and each owner's bump (see the top). */
@@ -539,12 +540,17 @@ void quiesce_gp_wait_for(struct quiesce_gp_domain *d, unsigned long snap, bool e
 
 unsigned long quiesce_gp_snapshot(struct quiesce_gp_domain *d)
 {
+	unsigned long snap;
+
 	/*
 	 * Orders the caller's unlink before reading the count, so that the
 	 * grace period the snapshot names has its barrier after the unlink.
 	 */
 	quiesce_fence_store_load();
-	return quiesce_gp_seq_snap(QUIESCE_LOAD(&d->gp_seq));
+	snap = quiesce_gp_seq_snap(QUIESCE_LOAD(&d->gp_seq));
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_cookie)))
+		snap += 2;
+	return snap;
 }
 
 void quiesce_gp_synchronize(struct quiesce_gp_domain *d, bool expedited)

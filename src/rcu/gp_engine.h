@@ -194,6 +194,12 @@ extern bool quiesce_test_busted_gp;
  */
 extern bool quiesce_test_busted_past_flip;
 /*
+ * Test-only: a snapshot names the end of the grace period after the one it
+ * should ("busted"): waits on it are only longer, a polled cookie is not
+ * done after the grace period it was taken for.
+ */
+extern bool quiesce_test_busted_cookie;
+/*
  * Test-only: called, when set, where a test may hold a thread: an owner
  * right after it bumped gp_ended, a caller right before it sleeps on
  * gp_ended, a thread putting a domain on the engine's list, between its

@@ -69,6 +69,7 @@ static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
 void (*quiesce_test_registry_window)(void);
+bool quiesce_test_busted_fork_registry;
 
 struct quiesce_registry_entry *quiesce_registry_self(void)
 {
@@ -306,6 +307,8 @@ static void registry_parent_after_fork(void)
 
 static void registry_child_after_fork(void)
 {
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_busted_fork_registry)))
+		return;
 	/* The other threads are gone; their open SRCU sections stay counted. */
 	quiesce_registry_for_each(e)
 		if (e != &self_entry)

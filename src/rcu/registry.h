@@ -81,5 +81,11 @@ void quiesce_registry_use_mb(void);
  * QUIESCE_RCU_UNREGISTERED: where no signal handler may run (registry.c).
  */
 extern void (*quiesce_test_registry_window)(void);
+/*
+ * Test-only: the child of fork() leaves the registry as the parent's
+ * prepare handler left it, locked ("busted"): its first registration or
+ * grace period waits for ever.
+ */
+extern bool quiesce_test_busted_fork_registry;
 
 #endif

@@ -57,4 +57,7 @@ void quiesce_stall_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2
 
 uint64_t quiesce_stall_warnings(void);
 
+/* Test-only: quiesce_stall_report() drops every report ("busted"). */
+extern bool quiesce_test_busted_stall;
+
 #endif

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	const struct torture_type *type;
 
 	torture_parse_options(argc, argv, &opt);
-	type = torture_type_find(opt.type, &opt.busted);
+	type = torture_type_find(opt.type, &opt.control);
 	if (!type) {
 		fprintf(stderr, "quiesce-torture: unknown type '%s'; --list shows them\n", opt.type);
 		return 2;
@@ -66,8 +66,12 @@ int main(int argc, char **argv)
 			opt.faults &= ~TORTURE_FAULT_SHUFFLE;
 	}
 	opt.faults &= ~opt.faults_excluded;
-	if (!opt.json && !opt.quiet)
-		fprintf(stderr, "quiesce-torture: type %s%s, seed %llu\n", type->name,
-			opt.busted ? "-busted" : "", (unsigned long long)opt.seed);
+	if (!opt.json && !opt.quiet) {
+		char label[64];
+
+		fprintf(stderr, "quiesce-torture: type %s, seed %llu\n",
+			torture_type_label(type, opt.control, label, sizeof(label)),
+			(unsigned long long)opt.seed);
+	}
 	return torture_main(&opt, type);
 }

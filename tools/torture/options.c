@@ -80,8 +80,8 @@ static void usage(FILE *out)
 		DEFAULT_WRITERS, DEFAULT_STALL_TIMEOUT_MS);
 	for (size_t i = 0; i < sizeof(fault_table) / sizeof(fault_table[0]); i++)
 		fprintf(out, "  %-20s %s\n", fault_table[i].name, fault_table[i].doc);
-	fprintf(out, "\nTypes (each also as TYPE-busted, a deliberately broken control that\n"
-		     "must fail within seconds):\n");
+	fprintf(out, "\nTypes, each with its busted controls (a deliberately broken primitive\n"
+		     "that must fail within seconds; TYPE-busted is the first):\n");
 	torture_type_list(out);
 	fprintf(out,
 		"\nA status line goes to stderr every interval: elapsed time, read-side and\n"

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct torture_control;
+
 enum torture_fault {
 	TORTURE_FAULT_DELAY = 1u << 0,	 /* random delays and yields while holding */
 	TORTURE_FAULT_SLEEP = 1u << 1,	 /* readers sleep while holding */
@@ -18,7 +20,8 @@ enum torture_fault {
 
 struct torture_options {
 	const char *type;
-	bool busted;			/* the type name ended in -busted */
+	/* The busted control the type name asked for (NULL: none). */
+	const struct torture_control *control;
 	uint64_t duration_ns;
 	unsigned readers, writers;
 	uint64_t seed;

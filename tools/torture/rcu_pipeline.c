@@ -11,6 +11,8 @@
 #include <quiesce/rcu.h>
 
 #include "rcu/gp_engine.h"
+#include "rcu/registry.h"
+#include "rcu/stall.h"
 #include "rcu_stall.h"
 #include "torture.h"
 
@@ -113,10 +115,17 @@ struct rcu_pipeline *rcu_pipeline_setup(struct torture_run *run, size_t size,
 	return p;
 }
 
-void rcu_pipeline_set_busted(bool on)
-{
-	QUIESCE_STORE(&quiesce_test_busted_gp, on);
-}
+const struct torture_control rcu_pipeline_controls[] = {
+	{ .name = "", .doc = "grace periods end without waiting for readers",
+	  .flag = &quiesce_test_busted_gp },
+	{ .name = "cookie", .doc = "snapshots name a grace period too late: cookies are not done in time",
+	  .flag = &quiesce_test_busted_cookie },
+	{ .name = "stall", .doc = "stall reports are dropped",
+	  .flag = &quiesce_test_busted_stall },
+	{ .name = "fork", .doc = "the child of fork() leaves the reader registry locked",
+	  .flag = &quiesce_test_busted_fork_registry },
+	{ .name = NULL },
+};
 
 void rcu_pipeline_thread_start(struct torture_thread *t)
 {

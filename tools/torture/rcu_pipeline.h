@@ -29,8 +29,7 @@
 
 #include <quiesce/rcu.h>
 
-struct torture_run;
-struct torture_thread;
+#include "torture.h"
 
 #define RCU_PIPE_LEN 10
 #define RCU_CHECK_WORDS 4
@@ -126,10 +125,10 @@ bool rcu_pipeline_age(struct rcu_writer *w, struct rcu_elem *e);
 
 /*
  * The struct torture_type operations the pipeline's types share; a type
- * may wrap one (QSBR's read goes online around it).  set_busted and
+ * may wrap one (QSBR's read goes online around it).  The controls and
  * grace_periods are the default domain's.
  */
-void rcu_pipeline_set_busted(bool on);
+extern const struct torture_control rcu_pipeline_controls[];
 void rcu_pipeline_thread_start(struct torture_thread *t);
 void rcu_pipeline_thread_stop(struct torture_thread *t, bool unregister);
 void rcu_pipeline_read(struct torture_thread *t);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "torture.h"
+#include "type_table.h"
 
 /*
  * Counters are read with atomic loads throughout: the status line runs
@@ -48,8 +49,7 @@ static void sum_totals(struct torture_run *run, struct totals *tot)
 
 static const char *type_label(const struct torture_run *run, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s", run->type->name, run->opt->busted ? "-busted" : "");
-	return buf;
+	return torture_type_label(run->type, run->opt->control, buf, len);
 }
 
 void torture_report_status(struct torture_run *run)
@@ -111,9 +111,11 @@ static void summary_json(struct torture_run *run, const struct totals *tot, doub
 {
 	const struct torture_options *opt = run->opt;
 
-	printf("{\"type\":\"%s\",\"busted\":%s,\"result\":\"%s\",\"duration_s\":%.3f,"
-	       "\"seed\":%" PRIu64 ",\"readers\":%u,\"writers\":%u,\"faults\":\"%s\",",
-	       run->type->name, opt->busted ? "true" : "false", passed ? "pass" : "fail", secs,
+	printf("{\"type\":\"%s\",\"busted\":%s,\"control\":\"%s\",\"result\":\"%s\","
+	       "\"duration_s\":%.3f,\"seed\":%" PRIu64 ",\"readers\":%u,\"writers\":%u,"
+	       "\"faults\":\"%s\",",
+	       run->type->name, opt->control ? "true" : "false",
+	       opt->control ? opt->control->name : "", passed ? "pass" : "fail", secs,
 	       opt->seed, opt->readers, opt->writers, faults);
 	printf("\"reads\":%" PRIu64 ",\"signal_reads\":%" PRIu64 ",\"updates\":%" PRIu64
 	       ",\"grace_periods\":%" PRIu64 ",",

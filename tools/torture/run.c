@@ -174,6 +174,14 @@ static void wait_for_end(struct torture_run *run)
 	}
 }
 
+static void set_control(const struct torture_control *c, bool on)
+{
+	if (c->flag)
+		QUIESCE_STORE(c->flag, on);
+	else
+		c->set(on);
+}
+
 int torture_main(const struct torture_options *opt, const struct torture_type *type)
 {
 	struct torture_run *run = calloc(1, sizeof(*run));
@@ -189,8 +197,8 @@ int torture_main(const struct torture_options *opt, const struct torture_type *t
 	run->writers = aligned_alloc(QUIESCE_CACHELINE, opt->writers * sizeof(*run->writers));
 	QUIESCE_STORE(&torture_active_run, run);
 	run->start_ns = torture_now_ns();
-	if (type->set_busted)
-		type->set_busted(opt->busted);
+	if (opt->control)
+		set_control(opt->control, true);
 	if (type->setup)
 		type->setup(run);
 	if (opt->faults & TORTURE_FAULT_SIGNALS)
@@ -249,8 +257,8 @@ int torture_main(const struct torture_options *opt, const struct torture_type *t
 	passed = !torture_violations(run) && !run->unfinished && !run->unchecked;
 	if (!opt->quiet)
 		torture_report_summary(run, elapsed, passed);
-	if (type->set_busted)
-		type->set_busted(false);
+	if (opt->control)
+		set_control(opt->control, false);
 	if (run->unfinished) {
 		/* Threads still run: no exit handlers, no freeing under them. */
 		fflush(NULL);

@@ -63,6 +63,19 @@ struct torture_thread {
 } QUIESCE_CACHELINE_ALIGNED;
 
 /*
+ * A deliberately broken primitive that the type's checks must catch: the
+ * type's first control runs as TYPE-busted, the others as TYPE-busted-NAME.
+ * The run sets *flag (a test switch of the library's), or calls set(true),
+ * before setup(), and clears it after the summary.
+ */
+struct torture_control {
+	const char *name;		/* "" for the first; NULL ends the list */
+	const char *doc;		/* what is broken, for --list */
+	bool *flag;
+	void (*set)(bool on);		/* when there is no flag */
+};
+
+/*
  * A torture type.  Every function but read/write may be NULL.  read() and
  * write() each do one operation and return; they run until the run stops.
  */
@@ -70,8 +83,8 @@ struct torture_type {
 	const char *name;
 	const char *doc;		/* one line for --help and --list */
 	unsigned faults;		/* the TORTURE_FAULT_* that apply */
-	/* Makes the primitive deliberately broken (NULL: no busted variant). */
-	void (*set_busted)(bool on);
+	/* Its busted controls (NULL: none). */
+	const struct torture_control *controls;
 	void (*setup)(struct torture_run *run);
 	void (*thread_start)(struct torture_thread *t);
 	/* unregister false: exit still registered, for thread churn. */

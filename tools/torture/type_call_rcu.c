@@ -11,7 +11,9 @@
  * wait for the workers too, and check that every callback they queued
  * before it has run; at the end, every element must have come through.
  * Evicted elements are freed with free_rcu().  Busted, callbacks run
- * without waiting for a grace period, on the workers too.
+ * without waiting for a grace period, on the workers too; busted
+ * "barrier", rcu_barrier() forgets the workers; busted "lost", callbacks
+ * go missing.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -29,10 +31,15 @@
 /* One writer operation in this many ends with an rcu_barrier() check. */
 #define BARRIER_EVERY 64
 
-static void set_busted(bool on)
-{
-	QUIESCE_STORE(&quiesce_test_busted_call_rcu, on);
-}
+static const struct torture_control controls[] = {
+	{ .name = "", .doc = "callbacks run with no grace period, on the workers too",
+	  .flag = &quiesce_test_busted_call_rcu },
+	{ .name = "barrier", .doc = "rcu_barrier() does not wait for the callback workers",
+	  .flag = &quiesce_test_busted_barrier },
+	{ .name = "lost", .doc = "one callback in 64 is dropped, never run",
+	  .flag = &quiesce_test_busted_cb_lost },
+	{ .name = NULL },
+};
 
 /* The writers' routes: NULL for call_rcu(), else a worker; made by setup(). */
 static struct quiesce_call_rcu_worker *workers[3];
@@ -180,7 +187,7 @@ const struct torture_type torture_type_call_rcu = {
 	.name = "call-rcu",
 	.doc = "RCU readers, writers retiring elements through call_rcu() callbacks and workers",
 	.faults = RCU_FAULTS,
-	.set_busted = set_busted,
+	.controls = controls,
 	.setup = setup,
 	.thread_start = thread_start,
 	.thread_stop = rcu_pipeline_thread_stop,

@@ -111,7 +111,7 @@ const struct torture_type torture_type_freeze = {
 	.doc = "three-level freezer: nested work against freeze and thaw",
 	.faults = TORTURE_FAULT_DELAY | TORTURE_FAULT_SLEEP | TORTURE_FAULT_CHURN |
 		  TORTURE_FAULT_FORK | TORTURE_FAULT_SIGNALS | TORTURE_FAULT_SHUFFLE,
-	.set_busted = torture_rcu_sync_set_busted,
+	.controls = torture_rcu_sync_controls,
 	.setup = setup,
 	.read = lock_check_read,
 	.write = lock_check_write,

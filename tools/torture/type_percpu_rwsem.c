@@ -63,11 +63,17 @@ static const struct lock_ops percpu_rwsem_ops = {
 };
 
 /* Busted, readers also take the widened fast path (percpu_read.h). */
-void torture_rcu_sync_set_busted(bool on)
+static void set_busted(bool on)
 {
 	QUIESCE_STORE(&quiesce_test_busted_rcu_sync, on);
 	torture_percpu_read = on ? &torture_percpu_read_widened : &torture_percpu_read_plain;
 }
+
+const struct torture_control torture_rcu_sync_controls[] = {
+	{ .name = "", .doc = "rcu_sync_enter() closes the gate with no grace period",
+	  .set = set_busted },
+	{ .name = NULL },
+};
 
 static void setup(struct torture_run *run)
 {
@@ -80,7 +86,7 @@ const struct torture_type torture_type_percpu_rwsem = {
 	.doc = "per-CPU reader-writer semaphore: fast-path readers against writers",
 	.faults = TORTURE_FAULT_DELAY | TORTURE_FAULT_SLEEP | TORTURE_FAULT_CHURN |
 		  TORTURE_FAULT_FORK | TORTURE_FAULT_SIGNALS | TORTURE_FAULT_SHUFFLE,
-	.set_busted = torture_rcu_sync_set_busted,
+	.controls = torture_rcu_sync_controls,
 	.setup = setup,
 	.read = lock_check_read,
 	.write = lock_check_write,

@@ -54,10 +54,11 @@ static const struct rcu_pipeline_domain qsbr_domain = {
 	.poll_state = qsbr_poll_state,
 };
 
-static void set_busted(bool on)
-{
-	QUIESCE_STORE(&quiesce_test_busted_qsbr, on);
-}
+static const struct torture_control controls[] = {
+	{ .name = "", .doc = "grace periods do not wait for the first thread that holds them",
+	  .flag = &quiesce_test_busted_qsbr },
+	{ .name = NULL },
+};
 
 static void qsbr_wait(struct torture_thread *t)
 {
@@ -119,7 +120,7 @@ const struct torture_type torture_type_qsbr = {
 	.name = "qsbr",
 	.doc = "QSBR readers announcing quiescent states, writers synchronize or poll",
 	.faults = QSBR_FAULTS,
-	.set_busted = set_busted,
+	.controls = controls,
 	.setup = setup,
 	.thread_start = thread_start,
 	.thread_stop = rcu_pipeline_thread_stop,

@@ -64,7 +64,7 @@ static void setup_polled(struct torture_run *run)
 		.name = type_name,                              \
 		.doc = type_doc,                                \
 		.faults = RCU_FAULTS,                           \
-		.set_busted = rcu_pipeline_set_busted,          \
+		.controls = rcu_pipeline_controls,              \
 		.setup = setup_fn,                              \
 		.thread_start = rcu_pipeline_thread_start,      \
 		.thread_stop = rcu_pipeline_thread_stop,        \

@@ -47,10 +47,11 @@ static const struct rcu_pipeline_domain mb_domain = {
 	.poll_state = mb_poll_state,
 };
 
-static void set_busted(bool on)
-{
-	QUIESCE_STORE(&quiesce_test_busted_rcu_mb, on);
-}
+static const struct torture_control controls[] = {
+	{ .name = "", .doc = "mb grace periods do not wait for any reader",
+	  .flag = &quiesce_test_busted_rcu_mb },
+	{ .name = NULL },
+};
 
 static void mb_wait(struct torture_thread *t)
 {
@@ -91,7 +92,7 @@ const struct torture_type torture_type_rcu_mb = {
 	.name = "rcu-mb",
 	.doc = "mb-domain readers (fenced), writers synchronize, expedite or poll",
 	.faults = RCU_MB_FAULTS,
-	.set_busted = set_busted,
+	.controls = controls,
 	.setup = setup,
 	.thread_start = rcu_pipeline_thread_start,
 	.thread_stop = rcu_pipeline_thread_stop,

@@ -10,7 +10,8 @@
  * before they are freed.  A reader reports a poisoned node or one with the
  * wrong key (freed), and a stable key missing from a lookup or a walk, or
  * any key returned twice by a walk (hash).  Busted, a resize unlinks each
- * node it moves from the old chain before linking it into the new one.
+ * node it moves from the old chain before linking it into the new one;
+ * busted "walk", walks let resizes run under them.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -61,6 +62,20 @@ static void set_busted(bool on)
 	QUIESCE_STORE(&quiesce_test_busted_rcuhash,
 		      on ? RCUHASH_BUSTED_UNLINK_FIRST : RCUHASH_BUSTED_NONE);
 }
+
+static void set_busted_walk(bool on)
+{
+	QUIESCE_STORE(&quiesce_test_busted_rcuhash,
+		      on ? RCUHASH_BUSTED_UNGUARDED_WALK : RCUHASH_BUSTED_NONE);
+}
+
+static const struct torture_control controls[] = {
+	{ .name = "", .doc = "a node a resize moves leaves its old chain before joining its new one",
+	  .set = set_busted },
+	{ .name = "walk", .doc = "walks hold no resize off: nodes move between chains under them",
+	  .set = set_busted_walk },
+	{ .name = NULL },
+};
 
 static struct hash_elem *elem_new(struct hash_state *s, unsigned long key)
 {
@@ -246,7 +261,7 @@ const struct torture_type torture_type_rcuhash = {
 	.name = "rcuhash",
 	.doc = "RCU hash table: lookups and walks against updates and resizes",
 	.faults = HASH_FAULTS,
-	.set_busted = set_busted,
+	.controls = controls,
 	.setup = setup,
 	.read = read_op,
 	.write = write_op,

@@ -2,8 +2,12 @@
  * type_rwsem.c - the rwsem torture type: every way in (down_*, the
  * trylocks, the timed acquires with short random timeouts) and out
  * (up_*, downgrade_write), under the lock check.  Busted, a writer in the
- * slow path ignores readers and takes the lock while they hold it.
+ * slow path ignores readers and takes the lock while they hold it; busted
+ * "unshared", the type's own read side serializes its holders, which the
+ * sharing check must catch.
  */
+#include <pthread.h>
+
 #include <quiesce/rwsem.h>
 
 #include "lock_check.h"
@@ -33,8 +37,21 @@ static void read_lock(struct torture_thread *t, void *lock)
 	down_read(sem);
 }
 
+/* The unshared control: every read hold also holds this. */
+static bool unshared;
+static pthread_mutex_t unshared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void read_lock_checked(struct torture_thread *t, void *lock)
+{
+	read_lock(t, lock);
+	if (QUIESCE_LOAD(&unshared))
+		pthread_mutex_lock(&unshared_lock);
+}
+
 static void read_unlock(struct torture_thread *t, void *lock)
 {
+	if (QUIESCE_LOAD(&unshared))
+		pthread_mutex_unlock(&unshared_lock);
 	up_read(lock);
 }
 
@@ -64,21 +81,27 @@ static void write_unlock(struct torture_thread *t, void *lock)
 
 static void downgrade(struct torture_thread *t, void *lock)
 {
+	/* Free while this thread writes: readers take it only holding the lock. */
+	if (QUIESCE_LOAD(&unshared))
+		pthread_mutex_lock(&unshared_lock);
 	downgrade_write(lock);
 }
 
 static const struct lock_ops rwsem_ops = {
-	.read_lock = read_lock,
+	.read_lock = read_lock_checked,
 	.read_unlock = read_unlock,
 	.write_lock = write_lock,
 	.write_unlock = write_unlock,
 	.downgrade = downgrade,
 };
 
-static void set_busted(bool on)
-{
-	QUIESCE_STORE(&quiesce_rwsem_test_busted_writer, on);
-}
+static const struct torture_control controls[] = {
+	{ .name = "", .doc = "a writer is kept out by other writers only, not by readers",
+	  .flag = &quiesce_rwsem_test_busted_writer },
+	{ .name = "unshared", .doc = "every read hold takes a mutex as well: readers never share",
+	  .flag = &unshared },
+	{ .name = NULL },
+};
 
 static void setup(struct torture_run *run)
 {
@@ -90,7 +113,7 @@ const struct torture_type torture_type_rwsem = {
 	.doc = "reader-writer semaphore: exclusion, sharing, trylocks, timeouts, downgrade",
 	.faults = TORTURE_FAULT_DELAY | TORTURE_FAULT_SLEEP | TORTURE_FAULT_CHURN |
 		  TORTURE_FAULT_FORK | TORTURE_FAULT_SIGNALS | TORTURE_FAULT_SHUFFLE,
-	.set_busted = set_busted,
+	.controls = controls,
 	.setup = setup,
 	.read = lock_check_read,
 	.write = lock_check_write,

@@ -98,10 +98,11 @@ static const struct rcu_pipeline_domain srcu_domain = {
 	.poll_state = torture_srcu_poll_state,
 };
 
-static void srcu_set_busted(bool on)
-{
-	QUIESCE_STORE(&quiesce_test_busted_srcu, on);
-}
+static const struct torture_control controls[] = {
+	{ .name = "", .doc = "a grace period skips its wait for the index readers are not taking",
+	  .flag = &quiesce_test_busted_srcu },
+	{ .name = NULL },
+};
 
 static void wait_grace_period(struct torture_thread *t)
 {
@@ -172,7 +173,7 @@ const struct torture_type torture_type_srcu = {
 	.name = "srcu",
 	.doc = "SRCU readers that may sleep, writers in synchronize_srcu() and friends",
 	.faults = SRCU_FAULTS,
-	.set_busted = srcu_set_busted,
+	.controls = controls,
 	.setup = srcu_setup,
 	.thread_start = rcu_pipeline_thread_start,
 	.thread_stop = rcu_pipeline_thread_stop,

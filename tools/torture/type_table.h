@@ -2,18 +2,23 @@
 #ifndef QUIESCE_TORTURE_TYPE_TABLE_H
 #define QUIESCE_TORTURE_TYPE_TABLE_H
 
-#include <stdbool.h>
 #include <stdio.h>
 
-struct torture_type;
+#include "torture.h"
 
 /*
- * Finds "NAME" or "NAME-busted"; sets *busted for the latter.  NULL when no
- * such type exists (or it has no busted variant).
+ * Finds "NAME", "NAME-busted" or "NAME-busted-CONTROL"; sets *control to
+ * the control named, NULL for the plain type.  NULL when no such type or
+ * control exists.
  */
-const struct torture_type *torture_type_find(const char *name, bool *busted);
+const struct torture_type *torture_type_find(const char *name,
+					     const struct torture_control **control);
 
-/* One line per type, for --help and --list. */
+/* "NAME", "NAME-busted" or "NAME-busted-CONTROL" into buf; returns buf. */
+const char *torture_type_label(const struct torture_type *type,
+			       const struct torture_control *control, char *buf, size_t len);
+
+/* One line per type and per control, for --help and --list. */
 void torture_type_list(FILE *out);
 
 /* The types, each defined in its own file. */
@@ -32,6 +37,6 @@ extern const struct torture_type torture_type_srcu;
 extern const struct torture_type torture_type_rcu_mb;
 
 /* Shared by the types built on rcu_sync (type_percpu_rwsem.c). */
-void torture_rcu_sync_set_busted(bool on);
+extern const struct torture_control torture_rcu_sync_controls[];
 
 #endif

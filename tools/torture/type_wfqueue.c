@@ -130,6 +130,18 @@ static void set_busted_rcu(bool on)
 	catch_wild_links(on);
 }
 
+static const struct torture_control controls[] = {
+	{ .name = "", .doc = "an enqueue publishes its node before it clears its next",
+	  .set = set_busted },
+	{ .name = NULL },
+};
+
+static const struct torture_control controls_rcu[] = {
+	{ .name = "", .doc = "RCU consumers dequeue with no compare-exchange",
+	  .set = set_busted_rcu },
+	{ .name = NULL },
+};
+
 static void setup(struct torture_run *run)
 {
 	struct wfq_state *s;
@@ -409,17 +421,17 @@ static void report(struct torture_run *run, FILE *out, bool json)
 }
 
 /* The two types differ in their consumers: set up, and broken, apart. */
-#define WFQ_TYPE(name_, doc_, faults_, set_busted_, setup_)                          \
-	{ .name = (name_), .doc = (doc_), .faults = (faults_), .set_busted = (set_busted_), \
+#define WFQ_TYPE(name_, doc_, faults_, controls_, setup_)                          \
+	{ .name = (name_), .doc = (doc_), .faults = (faults_), .controls = (controls_), \
 	  .setup = (setup_), .thread_start = thread_start, .thread_stop = thread_stop,    \
 	  .read = read_elems, .write = write_elem, .evidence = evidence, .finish = finish, \
 	  .report = report }
 
 const struct torture_type torture_type_wfqueue =
 	WFQ_TYPE("wfqueue", "wait-free queue: writers enqueue, readers dequeue, splice and iterate",
-		 WFQ_FAULTS, set_busted, setup);
+		 WFQ_FAULTS, controls, setup);
 
 const struct torture_type torture_type_wfqueue_rcu =
 	WFQ_TYPE("wfqueue-rcu",
 		 "wait-free queue, lock-free RCU consumers: writers enqueue, readers dequeue",
-		 WFQ_RCU_FAULTS, set_busted_rcu, setup_rcu);
+		 WFQ_RCU_FAULTS, controls_rcu, setup_rcu);
