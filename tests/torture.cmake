@@ -94,3 +94,11 @@ add_test(NAME torture_shuffle_after_writers
     --status-interval 1s --join-timeout 60s)
 set_tests_properties(torture_shuffle_after_writers PROPERTIES
   ENVIRONMENT QUIESCE_TORTURE_TEST_HOLD_AFTER_WRITERS_MS=300 TIMEOUT 300 LABELS torture)
+# The final checks have the join timeout too: held past it, as a hang in
+# them would be, the run must fail saying so (tools/torture/run.c).
+add_test(NAME torture_finish_deadline
+  COMMAND quiesce-torture --type rcu --duration 300ms --status-interval 1s --join-timeout 1s)
+set_tests_properties(torture_finish_deadline PROPERTIES
+  ENVIRONMENT QUIESCE_TORTURE_TEST_HOLD_IN_FINISH_MS=10000
+  PASS_REGULAR_EXPRESSION "final checks of rcu did not finish: still running at the deadline"
+  TIMEOUT 300 LABELS torture)

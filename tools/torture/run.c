@@ -138,19 +138,57 @@ static struct timespec join_deadline(const struct torture_run *run)
 }
 
 /*
- * Test-only: QUIESCE_TORTURE_TEST_HOLD_AFTER_WRITERS_MS=n keeps the other
- * threads running n ms after the writers are joined, so that an injector
- * still naming writers then meets a joined one at its next move, which
- * shuffle.c's check catches, rather than in a window of microseconds
- * (tests/torture.cmake).
+ * Test-only holds (tests/torture.cmake), each set by the environment
+ * variable named, in ms:
+ * - QUIESCE_TORTURE_TEST_HOLD_AFTER_WRITERS_MS keeps the other threads
+ *   running after the writers are joined, so that an injector still
+ *   naming writers then meets a joined one at its next move, which
+ *   shuffle.c's check catches, rather than in a window of microseconds;
+ * - QUIESCE_TORTURE_TEST_HOLD_IN_FINISH_MS holds the final checks, as a
+ *   hang in them would, which their deadline must catch.
  */
-static void hold_after_writers(void)
+static void test_hold(const char *variable)
 {
-	const char *ms = getenv("QUIESCE_TORTURE_TEST_HOLD_AFTER_WRITERS_MS");
+	const char *ms = getenv(variable);
 
 	if (ms && *ms)
 		torture_sleep_ns(strtoull(ms, NULL, 10) * 1000000u);
 }
+
+static void *finish_main(void *arg)
+{
+	struct torture_run *run = arg;
+
+	pthread_setname_np(pthread_self(), "tt-finish");
+	test_hold("QUIESCE_TORTURE_TEST_HOLD_IN_FINISH_MS");
+	run->type->finish(run);
+	return NULL;
+}
+
+/*
+ * The type's final checks, in a thread of their own that the join timeout
+ * bounds as it bounds the others: checks that hang (an rcu_barrier() that
+ * never returns) fail the run with a line that says so, not as a test
+ * killed by its timeout with nothing said.
+ */
+static void finish_by_deadline(struct torture_run *run)
+{
+	struct timespec deadline = join_deadline(run);
+	pthread_t thread;
+	int err = pthread_create(&thread, NULL, finish_main, run);
+
+	if (err) {
+		fprintf(stderr, "quiesce-torture: cannot start thread tt-finish: %s\n", strerror(err));
+		exit(1);
+	}
+	err = pthread_timedjoin_np(thread, NULL, &deadline);
+	if (!err)
+		return;
+	fprintf(stderr, "quiesce-torture: the final checks of %s did not finish: %s\n",
+		run->type->name, err == ETIMEDOUT ? "still running at the deadline" : strerror(err));
+	run->unfinished++;
+}
+
 
 /* Sleeps until the end of the run, printing status lines on the way. */
 static void wait_for_end(struct torture_run *run)
@@ -240,7 +278,7 @@ int torture_main(const struct torture_options *opt, const struct torture_type *t
 			join_thread(&fault[i], &deadline);
 	for (unsigned i = 0; i < opt->writers; i++)
 		join_thread(&run->writers[i], &deadline);
-	hold_after_writers();
+	test_hold("QUIESCE_TORTURE_TEST_HOLD_AFTER_WRITERS_MS");
 	deadline = join_deadline(run);
 	QUIESCE_STORE(&run->stop, true);
 	for (unsigned i = 0; i < nfault; i++)
@@ -252,7 +290,7 @@ int torture_main(const struct torture_options *opt, const struct torture_type *t
 	if (!run->unfinished && !torture_violations(run))
 		torture_check_evidence(run);
 	if (!run->unfinished && type->finish)
-		type->finish(run);
+		finish_by_deadline(run);
 
 	passed = !torture_violations(run) && !run->unfinished && !run->unchecked;
 	if (!opt->quiet)
