@@ -48,6 +48,9 @@
  */
 #define STALL_MS 20000
 #define BUSTED_STALL_MS 2000
+/* How long cut_enqueue() holds its cut, and for the stall warnings. */
+#define CUT_US 20000
+#define WARN_CUT_US 1000000
 #define ITEM_LIVE 0x51554555u
 #define ITEM_RETIRED 0x6b6b6b6bu
 #define STALE_LINK ((struct quiesce_wfcq_node *)0x6b6b6b6b6b6b6b6bUL)
@@ -529,7 +532,7 @@ static void *wait_dequeue(void *arg)
  * step, and it must restore the head's link to n.
  */
 static void cut_enqueue(struct quiesce_wfcq_head *h, struct quiesce_wfcq_tail *t,
-			struct quiesce_wfcq_node *prev, struct quiesce_wfcq_node *n)
+			struct quiesce_wfcq_node *prev, struct quiesce_wfcq_node *n, unsigned cut_us)
 {
 	struct waiter w = { .h = h, .t = t };
 	pthread_t thread;
@@ -538,12 +541,46 @@ static void cut_enqueue(struct quiesce_wfcq_head *h, struct quiesce_wfcq_tail *t
 	/* The two steps of _quiesce_wfcq_append(), with its orderings and pairings. */
 	CHECK(__atomic_exchange_n(&t->p, n, __ATOMIC_ACQ_REL) == prev, "the tail was prev");
 	pthread_create(&thread, NULL, wait_dequeue, &w);
-	check_sleep_us(20000);
+	check_sleep_us(cut_us);
 	if (prev == &h->node)
 		CHECK(!atomic_load(&w.done), "a dequeue returned while an enqueue was cut");
 	__atomic_store_n(&prev->next, n, __ATOMIC_RELEASE);
 	check_join_within(thread, STALL_MS, "a consumer waiting for a link");
 	CHECK(w.got == (prev == &h->node ? n : prev), "the cut enqueue: dequeued %p", (void *)w.got);
+}
+
+/*
+ * A wait that outlasts the stall timeout says so, once, in both windows
+ * (quiesce/link_wait.h): in a child, whose stderr the parent reads, with a
+ * timeout of 20 ms and each cut held a second.
+ */
+static void cut_waits_warn_child(void *arg)
+{
+	struct quiesce_wfcq_head h;
+	struct quiesce_wfcq_tail t;
+	struct quiesce_wfcq_node n[3];
+
+	(void)arg;
+	setenv("QUIESCE_STALL_TIMEOUT_MS", "20", 1);
+	quiesce_wfcq_init(&h, &t);
+	cut_enqueue(&h, &t, &h.node, &n[0], WARN_CUT_US);
+	synchronize_rcu();
+	quiesce_wfcq_enqueue(&h, &t, &n[1]);
+	cut_enqueue(&h, &t, &n[1], &n[2], WARN_CUT_US);
+	_exit(0);
+}
+
+static void test_cut_waits_warn(void)
+{
+	static const char warning[] = "quiesce: a queue or stack consumer has waited ";
+	char err[8192];
+	int status = check_run_child(cut_waits_warn_child, NULL, err, sizeof(err)), warnings = 0;
+
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child: status %#x: %s", status,
+	      err);
+	for (const char *at = err; (at = strstr(at, warning)); at++)
+		warnings++;
+	CHECK(warnings == 2, "%d warnings for two waits past the stall timeout: %s", warnings, err);
 }
 
 /* The RCU consumers' conventions and the two windows, on one queue. */
@@ -571,11 +608,11 @@ static void rcu_conventions(void)
 	rcu_read_unlock();
 	synchronize_rcu();
 
-	cut_enqueue(&h, &t, &h.node, &n[0]);
+	cut_enqueue(&h, &t, &h.node, &n[0], CUT_US);
 	CHECK(quiesce_wfcq_empty(&h, &t), "empty after the cut enqueue into it");
 	synchronize_rcu();
 	quiesce_wfcq_enqueue(&h, &t, &n[1]);
-	cut_enqueue(&h, &t, &n[1], &n[2]);
+	cut_enqueue(&h, &t, &n[1], &n[2], CUT_US);
 	CHECK(QUIESCE_LOAD(&h.node.next) == &n[2], "the head's link restored to the node behind");
 	rcu_read_lock();
 	CHECK(quiesce_wfcq_dequeue_rcu(&h, &t) == &n[2], "the node behind the restored link");
@@ -590,6 +627,7 @@ int main(void)
 	test_fork_cut_enqueue();
 	test_signal_handler_enqueue();
 	rcu_conventions();
+	test_cut_waits_warn();
 	CHECK(run_stress(STALL_MS, false) == 0, "the queue lost, doubled or reordered elements");
 	check_child_detects_violation(busted_child, NULL);
 	CHECK(run_stress(STALL_MS, true) == 0,

@@ -11,6 +11,14 @@
  * store it waits for ends the wait, because a wake-up would cost every
  * enqueue a look at a waiter flag, and the enqueue must stay wait-free.
  *
+ * A producer that never stores its link (a thread killed between its two
+ * steps, or interrupted there by a signal handler that then waits on the
+ * same queue or stack) leaves the wait without end.  So a wait that has
+ * slept for the stall timeout says so on stderr, once: the grace periods'
+ * timeout, QUIESCE_STALL_TIMEOUT_MS (21000 when unset or 0), read from the
+ * environment at the wait's first sleep (quiesce_rcu_set_stall_timeout_ms()
+ * is the library's and does not reach these header-only waits).
+ *
  * Header-only, as liburcu's queues and stacks are, so that a program using
  * only these structures links no quiesce library; the waits are cold and
  * out of the callers' line.  The sleep is poll(), which every POSIX
@@ -22,6 +30,8 @@
 #include <poll.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <quiesce/compiler.h>
 
@@ -31,27 +41,57 @@ extern "C" {
 
 #define QUIESCE_LINK_WAIT_SPINS 128U
 #define QUIESCE_LINK_WAIT_YIELDS 64U
+#define QUIESCE_LINK_WAIT_FIRST_SLEEP (QUIESCE_LINK_WAIT_SPINS + QUIESCE_LINK_WAIT_YIELDS)
+#define QUIESCE_LINK_WAIT_WARN_MS_DEFAULT 21000UL
 
-/* One step of a wait: spin, then yield, then sleep a millisecond. */
-static inline void quiesce_link_wait_back_off(unsigned attempt)
+/* One wait: its steps so far, and the link it waits for. */
+struct quiesce_link_wait {
+	const void *link;
+	unsigned long attempt;
+	unsigned long warn_at;		/* the step that warns: set at the first sleep */
+};
+
+QUIESCE_HEADER_COLD void quiesce_link_wait_warn(const struct quiesce_link_wait *w,
+						unsigned long ms)
 {
-	if (attempt < QUIESCE_LINK_WAIT_SPINS)
+	fprintf(stderr, "quiesce: a queue or stack consumer has waited %lu ms or more for the link at %p: "
+		"a producer stopped between claiming its place and linking it (a thread "
+		"killed there, or interrupted there by a signal handler that waits on the "
+		"same queue or stack); this wait ends only when that link is stored\n",
+		ms, w->link);
+}
+
+/* One step of a wait: spin, then yield, then sleep a millisecond (warning once, at the timeout). */
+static inline void quiesce_link_wait_step(struct quiesce_link_wait *w)
+{
+	unsigned long attempt = w->attempt++;
+
+	if (attempt < QUIESCE_LINK_WAIT_SPINS) {
 		quiesce_cpu_relax();
-	else if (attempt < QUIESCE_LINK_WAIT_SPINS + QUIESCE_LINK_WAIT_YIELDS)
-		sched_yield();
-	else
+	} else if (attempt < QUIESCE_LINK_WAIT_FIRST_SLEEP) {
+		(void)sched_yield();
+	} else {
+		if (attempt == QUIESCE_LINK_WAIT_FIRST_SLEEP) {
+			const char *env = getenv("QUIESCE_STALL_TIMEOUT_MS");
+			unsigned long ms = env ? strtoul(env, NULL, 10) : 0;
+
+			w->warn_at = attempt + (ms ? ms : QUIESCE_LINK_WAIT_WARN_MS_DEFAULT);
+		} else if (attempt == w->warn_at) {
+			quiesce_link_wait_warn(w, attempt - QUIESCE_LINK_WAIT_FIRST_SLEEP);
+		}
 		(void)poll(NULL, 0, 1);
+	}
 }
 
 /* Waits until *link is non-NULL and returns it. */
 QUIESCE_HEADER_COLD void *quiesce_ds_wait_link(void *const *link)
 {
+	struct quiesce_link_wait w = { link, 0, 0 };
 	void *next;
 
 	/* Acquire: pairs with the release of the producer's link store. */
-	for (unsigned attempt = 0; (next = __atomic_load_n(link, __ATOMIC_ACQUIRE)) == NULL;
-	     attempt++)
-		quiesce_link_wait_back_off(attempt);
+	while ((next = __atomic_load_n(link, __ATOMIC_ACQUIRE)) == NULL)
+		quiesce_link_wait_step(&w);
 	return next;
 }
 

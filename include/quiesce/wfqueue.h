@@ -44,7 +44,8 @@
  *   one store unless that enqueuer was preempted in it.  The wait spins,
  *   then yields, then sleeps a millisecond at a time; nothing wakes it but
  *   the enqueuer's link store, since a wake-up would cost the wait-free
- *   enqueue a check.  The nonblocking forms return QUIESCE_WFCQ_WOULDBLOCK
+ *   enqueue a check.  A wait that lasts the stall timeout says so on
+ *   stderr, once (quiesce/link_wait.h).  The nonblocking forms return QUIESCE_WFCQ_WOULDBLOCK
  *   (QUIESCE_WFCQ_RET_WOULDBLOCK for a splice) instead, and leave the queue
  *   as it was.  No call waits for an empty queue to fill: enqueue returns
  *   false when it made the queue non-empty, which is when a consumer that
@@ -65,7 +66,7 @@
  *   linked from nowhere, and nobody will link it.  The child's blocking
  *   consumer calls that reach the node it was to follow (a dequeue of that
  *   node too, which waits for its successor) wait for ever (1 ms sleeps,
- *   reported nowhere), the nonblocking dequeues and steps return
+ *   reported once on stderr after the stall timeout), the nonblocking dequeues and steps return
  *   QUIESCE_WFCQ_WOULDBLOCK every time, quiesce_wfcq_empty() stays false, and
  *   that node, the cut one and those enqueued behind it are out of reach.  A
  *   splice needs only the head's link (it returns
@@ -147,10 +148,10 @@ enum quiesce_wfcq_ret {
 QUIESCE_HEADER_COLD void quiesce_wfcq_wait_rcu_first(struct quiesce_wfcq_head *head,
 						     struct quiesce_wfcq_tail *tail)
 {
-	for (unsigned attempt = 0; QUIESCE_LOAD(&head->node.next) == NULL &&
-				   QUIESCE_LOAD(&tail->p) != &head->node;
-	     attempt++)
-		quiesce_link_wait_back_off(attempt);
+	struct quiesce_link_wait w = { &head->node.next, 0, 0 };
+
+	while (QUIESCE_LOAD(&head->node.next) == NULL && QUIESCE_LOAD(&tail->p) != &head->node)
+		quiesce_link_wait_step(&w);
 }
 
 #ifdef QUIESCE_TEST_WFCQ_HOOKS
