@@ -66,6 +66,9 @@ int main(int argc, char **argv)
 			opt.faults &= ~TORTURE_FAULT_SHUFFLE;
 	}
 	opt.faults &= ~opt.faults_excluded;
+	/* The type supports them: its own control's check needs them. */
+	if (opt.control)
+		opt.faults |= opt.control->faults;
 	if (!opt.json && !opt.quiet) {
 		char label[64];
 

@@ -121,9 +121,9 @@ const struct torture_control rcu_pipeline_controls[] = {
 	{ .name = "cookie", .doc = "snapshots name a grace period too late: cookies are not done in time",
 	  .flag = &quiesce_test_busted_cookie },
 	{ .name = "stall", .doc = "stall reports are dropped",
-	  .flag = &quiesce_test_busted_stall },
+	  .flag = &quiesce_test_busted_stall, .faults = TORTURE_FAULT_STALL },
 	{ .name = "fork", .doc = "the child of fork() leaves the reader registry locked",
-	  .flag = &quiesce_test_busted_fork_registry },
+	  .flag = &quiesce_test_busted_fork_registry, .faults = TORTURE_FAULT_FORK },
 	{ .name = NULL },
 };
 

@@ -73,6 +73,11 @@ struct torture_control {
 	const char *doc;		/* what is broken, for --list */
 	bool *flag;
 	void (*set)(bool on);		/* when there is no flag */
+	/*
+	 * The TORTURE_FAULT_* that its check needs, which the run turns on
+	 * whatever --faults says: without them it could only pass.
+	 */
+	unsigned faults;
 };
 
 /*
