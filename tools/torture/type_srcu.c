@@ -99,8 +99,9 @@ static const struct rcu_pipeline_domain srcu_domain = {
 };
 
 static const struct torture_control controls[] = {
+	/* Its window is the delay fault's stop in srcu_lock_window(). */
 	{ .name = "", .doc = "a grace period skips its wait for the index readers are not taking",
-	  .flag = &quiesce_test_busted_srcu },
+	  .flag = &quiesce_test_busted_srcu, .faults = TORTURE_FAULT_DELAY },
 	{ .name = NULL },
 };
 
