@@ -33,8 +33,6 @@
 #include "rcu/fork_handlers.h"
 #include "rcu/stats_at_exit.h"
 
-bool quiesce_test_busted_barrier;
-
 struct cb_thread {
 	struct quiesce_cb_queue queue;
 	struct list_head link;		/* in cb_threads, under queues_lock */

@@ -149,6 +149,7 @@ bool quiesce_test_call_rcu_no_throttle;
 bool quiesce_test_busted_cb_forget;
 bool quiesce_test_busted_cb_pending;
 bool quiesce_test_busted_cb_lost;
+bool quiesce_test_busted_barrier;
 bool quiesce_test_slow_harvest;
 
 /* The domain whose callback thread this is, if any. */
@@ -254,6 +255,7 @@ static bool busted_drop(void)
 static uint64_t invoke(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *list)
 {
 	struct quiesce_rcu_head *cb = list->first, *next;
+	bool busted_lost = QUIESCE_LOAD(&quiesce_test_busted_cb_lost);
 	uint64_t n = 0;
 
 	do {
@@ -263,7 +265,7 @@ static uint64_t invoke(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *li
 		next = cb == list->last ? NULL : quiesce_cb_queue_next(cb);
 		if ((uintptr_t)func < QUIESCE_FREE_RCU_OFFSET_LIMIT)
 			free_rcu_object(cb, (uintptr_t)func);
-		else if (QUIESCE_LIKELY(!QUIESCE_LOAD(&quiesce_test_busted_cb_lost)) || !busted_drop())
+		else if (QUIESCE_LIKELY(!busted_lost) || !busted_drop())
 			func(cb);
 		/* Before anything else: the child's batches are gone (see the top). */
 		if (QUIESCE_UNLIKELY(forked_in_callback))

@@ -189,7 +189,6 @@ static void finish_by_deadline(struct torture_run *run)
 	run->unfinished++;
 }
 
-
 /* Sleeps until the end of the run, printing status lines on the way. */
 static void wait_for_end(struct torture_run *run)
 {

@@ -41,7 +41,7 @@ static void read_lock(struct torture_thread *t, void *lock)
 static bool unshared;
 static pthread_mutex_t unshared_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void read_lock_checked(struct torture_thread *t, void *lock)
+static void read_lock_maybe_unshared(struct torture_thread *t, void *lock)
 {
 	read_lock(t, lock);
 	if (QUIESCE_LOAD(&unshared))
@@ -88,7 +88,7 @@ static void downgrade(struct torture_thread *t, void *lock)
 }
 
 static const struct lock_ops rwsem_ops = {
-	.read_lock = read_lock_checked,
+	.read_lock = read_lock_maybe_unshared,
 	.read_unlock = read_unlock,
 	.write_lock = write_lock,
 	.write_unlock = write_unlock,

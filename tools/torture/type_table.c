@@ -74,11 +74,11 @@ const char *torture_type_label(const struct torture_type *type,
 void torture_type_list(FILE *out)
 {
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-		fprintf(out, "  %-24s %s\n", types[i]->name, types[i]->doc);
+		fprintf(out, "  %-30s %s\n", types[i]->name, types[i]->doc);
 		for (const struct torture_control *c = types[i]->controls; c && c->name; c++) {
 			char label[64];
 
-			fprintf(out, "    %-22s %s\n",
+			fprintf(out, "    %-28s %s\n",
 				torture_type_label(types[i], c, label, sizeof(label)), c->doc);
 		}
 	}
