@@ -121,6 +121,7 @@
 #define WAKE_BATCH 16
 
 bool quiesce_rwsem_test_busted_writer;
+bool quiesce_rwsem_test_busted_writers_share;
 
 static bool writer_precheck = true;
 static int online_cpus;
@@ -168,10 +169,17 @@ static bool spinning_pays(void)
 	return cpus > 1;
 }
 
-/* What keeps a writer out: in the busted test variant, only another writer. */
+/*
+ * What keeps a writer out: in the busted test variants, only another
+ * writer, or only readers.
+ */
 static unsigned long writer_blockers(void)
 {
-	return QUIESCE_LOAD(&quiesce_rwsem_test_busted_writer) ? WRITER_LOCKED : LOCKED_MASK;
+	if (QUIESCE_LOAD(&quiesce_rwsem_test_busted_writer))
+		return WRITER_LOCKED;
+	if (QUIESCE_LOAD(&quiesce_rwsem_test_busted_writers_share))
+		return LOCKED_MASK & ~WRITER_LOCKED;
+	return LOCKED_MASK;
 }
 
 /*

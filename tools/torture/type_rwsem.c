@@ -3,8 +3,9 @@
  * trylocks, the timed acquires with short random timeouts) and out
  * (up_*, downgrade_write), under the lock check.  Busted, a writer in the
  * slow path ignores readers and takes the lock while they hold it; busted
- * "unshared", the type's own read side serializes its holders, which the
- * sharing check must catch.
+ * "writers", it ignores the writer that holds it; busted "unshared", the
+ * type's own read side serializes its holders, which the sharing check
+ * must catch.
  */
 #include <pthread.h>
 
@@ -98,6 +99,8 @@ static const struct lock_ops rwsem_ops = {
 static const struct torture_control controls[] = {
 	{ .name = "", .doc = "a writer is kept out by other writers only, not by readers",
 	  .flag = &quiesce_rwsem_test_busted_writer },
+	{ .name = "writers", .doc = "a writer is kept out by readers only, not by other writers",
+	  .flag = &quiesce_rwsem_test_busted_writers_share },
 	{ .name = "unshared", .doc = "every read hold takes a mutex as well: readers never share",
 	  .flag = &unshared },
 	{ .name = NULL },
