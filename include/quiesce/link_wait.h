@@ -54,14 +54,14 @@ struct quiesce_link_wait {
 QUIESCE_HEADER_COLD void quiesce_link_wait_warn(const struct quiesce_link_wait *w,
 						unsigned long ms)
 {
-	fprintf(stderr, "quiesce: a queue or stack consumer has waited %lu ms or more for the link at %p: "
-		"a producer stopped between claiming its place and linking it (a thread "
-		"killed there, or interrupted there by a signal handler that waits on the "
-		"same queue or stack); this wait ends only when that link is stored\n",
+	fprintf(stderr, "quiesce: a queue or stack consumer has waited %lu ms or more for the "
+		"link at %p: a producer stopped between claiming its place and linking it "
+		"(a thread killed there, or interrupted there by a signal handler that waits "
+		"on the same queue or stack); this wait ends only when that link is stored\n",
 		ms, w->link);
 }
 
-/* One step of a wait: spin, then yield, then sleep a millisecond (warning once, at the timeout). */
+/* One step of a wait: spin, yield, then sleep a millisecond; at the timeout, warn once. */
 static inline void quiesce_link_wait_step(struct quiesce_link_wait *w)
 {
 	unsigned long attempt = w->attempt++;

@@ -37,9 +37,9 @@
  *   was pushing to or popping from at the fork.  A push that another
  *   thread had begun leaves its node on top, unlinked for ever: the
  *   child's blocking pops and walks wait for that link for ever (1 ms
- *   sleeps, reported once on stderr after the stall timeout), the nonblocking pop returns
- *   QUIESCE_WFS_WOULDBLOCK every time, and the nodes below are out of
- *   reach.  A pop-all takes the cut chain and leaves the stack usable.  A
+ *   sleeps, reported once on stderr after the stall timeout), the
+ *   nonblocking pop returns QUIESCE_WFS_WOULDBLOCK every time, and the
+ *   nodes below are out of reach.  A pop-all takes the cut chain and leaves the stack usable.  A
  *   pop that another thread was inside leaves the mutex held.
  *
  * Lock-free stack (lfs): who may call what concurrently

@@ -45,11 +45,11 @@
  *   then yields, then sleeps a millisecond at a time; nothing wakes it but
  *   the enqueuer's link store, since a wake-up would cost the wait-free
  *   enqueue a check.  A wait that lasts the stall timeout says so on
- *   stderr, once (quiesce/link_wait.h).  The nonblocking forms return QUIESCE_WFCQ_WOULDBLOCK
- *   (QUIESCE_WFCQ_RET_WOULDBLOCK for a splice) instead, and leave the queue
- *   as it was.  No call waits for an empty queue to fill: enqueue returns
- *   false when it made the queue non-empty, which is when a consumer that
- *   sleeps needs a wake-up.
+ *   stderr, once (quiesce/link_wait.h).  The nonblocking forms return
+ *   QUIESCE_WFCQ_WOULDBLOCK (QUIESCE_WFCQ_RET_WOULDBLOCK for a splice)
+ *   instead, and leave the queue as it was.  No call waits for an empty
+ *   queue to fill: enqueue returns false when it made the queue non-empty,
+ *   which is when a consumer that sleeps needs a wake-up.
  * - Signal handlers may call quiesce_wfcq_enqueue(): it is
  *   async-signal-safe (an exchange and a store, no lock), also when the
  *   handler interrupted an enqueue or a consumer call on the same queue.
@@ -66,10 +66,11 @@
  *   linked from nowhere, and nobody will link it.  The child's blocking
  *   consumer calls that reach the node it was to follow (a dequeue of that
  *   node too, which waits for its successor) wait for ever (1 ms sleeps,
- *   reported once on stderr after the stall timeout), the nonblocking dequeues and steps return
- *   QUIESCE_WFCQ_WOULDBLOCK every time, quiesce_wfcq_empty() stays false, and
- *   that node, the cut one and those enqueued behind it are out of reach.  A
- *   splice needs only the head's link (it returns
+ *   reported once on stderr after the stall timeout), the nonblocking
+ *   dequeues and steps return QUIESCE_WFCQ_WOULDBLOCK every time,
+ *   quiesce_wfcq_empty() stays false, and that node, the cut one and those
+ *   enqueued behind it are out of reach.  A splice needs only the head's
+ *   link (it returns
  *   QUIESCE_WFCQ_RET_WOULDBLOCK, or waits, only for a cut enqueue into the
  *   empty queue): it moves the cut along with the nodes before it, into a
  *   queue that then has the cut, and leaves its source usable.  A consumer
