@@ -15,27 +15,31 @@ set(QT_TYPES rcu:delay:${QT_RCU_KINDS} rcu-expedited:delay:${QT_RCU_KINDS}
   freeze:signals:${QT_LOCK_KINDS}:hang "rcuhash:delay:hash|freed" "wfqueue:delay:data|freed"
   "wfqueue-rcu:delay:data|freed" srcu:delay:${QT_RCU_KINDS} qsbr:delay:${QT_RCU_KINDS}
   rcu-mb:delay:${QT_RCU_KINDS})
-# A busted run of control TYPE (quiesce-torture --list names them) for
-# DURATION with FAULTS, which must report a violation of KINDS (HANG_OK:
+# A busted run of a control (quiesce-torture --list names them), from its
+# entry control:duration:faults:kinds[:hang]: it must report a violation of
+# one of the kinds within the duration, with those faults on (with hang:
 # or leave threads stuck).
-function(qt_busted_test type duration faults kinds hang_ok)
-  string(REPLACE "-" "_" name ${type})
+function(qt_busted_test entry)
+  string(REPLACE ":" ";" entry "${entry}")
+  list(GET entry 0 control)
+  list(GET entry 1 duration)
+  list(GET entry 2 faults)
+  list(GET entry 3 kinds)
+  list(LENGTH entry fields)
+  set(hang_ok 0)
+  if(fields GREATER 4)
+    set(hang_ok 1)
+  endif()
+  string(REPLACE "-" "_" name ${control})
   add_test(NAME torture_${name}
-    COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:quiesce-torture> -DTYPE=${type}
+    COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:quiesce-torture> -DTYPE=${control}
       -DDURATION=${duration} -DFAULTS=${faults} -DEXPECT=${kinds} -DHANG_OK=${hang_ok}
       -P ${PROJECT_SOURCE_DIR}/tools/torture/expect_violation.cmake)
   set_tests_properties(torture_${name} PROPERTIES TIMEOUT 300 LABELS torture)
 endfunction()
 foreach(entry ${QT_TYPES})
-  string(REPLACE ":" ";" entry "${entry}")
-  list(GET entry 0 type)
-  list(GET entry 1 busted_faults)
-  list(GET entry 2 busted_kinds)
-  list(LENGTH entry fields)
-  set(busted_hang_ok 0)
-  if(fields GREATER 3)
-    set(busted_hang_ok 1)
-  endif()
+  string(REPLACE ":" ";" fields "${entry}")
+  list(GET fields 0 type)
   string(REPLACE "-" "_" name ${type})
   # The join timeout is a hang limit: threads of a loaded machine finish late.
   add_test(NAME torture_${name}
@@ -45,7 +49,9 @@ foreach(entry ${QT_TYPES})
   # A busted run stops at its first violation, usually within a second;
   # the long run is for a loaded machine, where the window is hit later:
   # it only makes a slow machine take longer, never fail.
-  qt_busted_test(${type}-busted 120s ${busted_faults} ${busted_kinds} ${busted_hang_ok})
+  list(REMOVE_AT fields 0)
+  list(JOIN fields ":" rest)
+  qt_busted_test("${type}-busted:120s:${rest}")
 endforeach()
 # The other controls, each for a check that the types' first controls do
 # not reach: control:duration:faults:kinds.  A check made at the end of
@@ -61,12 +67,7 @@ if(QUIESCE_SANITIZE STREQUAL "")
   list(APPEND QT_CONTROLS rcu-busted-fork:6s:fork:fork-child)
 endif()
 foreach(entry ${QT_CONTROLS})
-  string(REPLACE ":" ";" entry "${entry}")
-  list(GET entry 0 control)
-  list(GET entry 1 duration)
-  list(GET entry 2 faults)
-  list(GET entry 3 kinds)
-  qt_busted_test(${control} ${duration} ${faults} ${kinds} 0)
+  qt_busted_test("${entry}")
 endforeach()
 # ThreadSanitizer delivers a signal only when its thread calls into the
 # runtime, which a spinning reader never does: the signal backend's
