@@ -1,11 +1,16 @@
 /*
  * test_rwsem_misuse: every misuse the rw_semaphore detects aborts with a
- * message that names it, in a forked child.
+ * message that names it, in a forked child; one it cannot detect (a holder
+ * that never releases) is reported by its waiters after the stall timeout.
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <quiesce/rcu.h>
 #include <quiesce/rwsem.h>
 
 #include "check.h"
@@ -137,8 +142,89 @@ static void up_read_beside_arriving_reader(void *arg)
 	up_read(&foreign_sem);
 }
 
+/*
+ * A holder that never releases (a down without its up; or a thread that
+ * exited holding the lock, whose thread pointer a later thread may reuse,
+ * which the owner checks would take for its own): its waiters wait for
+ * ever, which they report on stderr after the stall timeout.  In a child,
+ * which leaves them waiting; the parent reads its stderr.
+ */
+static struct rw_semaphore orphan_write_sem = RWSEM_INITIALIZER;
+static struct rw_semaphore orphan_read_sem = RWSEM_INITIALIZER;
+static atomic_int holding;
+
+static void *write_and_stay(void *unused)
+{
+	down_write(&orphan_write_sem);
+	atomic_fetch_add(&holding, 1);
+	for (;;)
+		check_sleep_us(1000000);
+	return NULL;
+}
+
+static void *read_and_stay(void *unused)
+{
+	down_read(&orphan_read_sem);
+	atomic_fetch_add(&holding, 1);
+	for (;;)
+		check_sleep_us(1000000);
+	return NULL;
+}
+
+static void *wait_to_read(void *unused)
+{
+	down_read(&orphan_write_sem);
+	return NULL;
+}
+
+static void *wait_to_write(void *unused)
+{
+	down_write(&orphan_read_sem);
+	return NULL;
+}
+
+static uint64_t stall_warnings(void)
+{
+	struct quiesce_rcu_stats stats;
+
+	quiesce_rcu_get_stats(&stats);
+	return stats.stall_warnings;
+}
+
+static void waiters_behind_stuck_holders(void *arg)
+{
+	uint64_t give_up = check_now_ns() + (uint64_t)CHECK_HANG_MS * 1000000u / 2;
+	pthread_t t;
+
+	quiesce_rcu_set_stall_timeout_ms(100);
+	pthread_create(&t, NULL, write_and_stay, NULL);
+	pthread_create(&t, NULL, read_and_stay, NULL);
+	while (atomic_load(&holding) < 2)
+		check_sleep_us(1000);
+	pthread_create(&t, NULL, wait_to_read, NULL);
+	pthread_create(&t, NULL, wait_to_write, NULL);
+	while (stall_warnings() < 2 && check_now_ns() < give_up)
+		check_sleep_us(1000);
+	fflush(stderr);
+	_exit(stall_warnings() >= 2 ? 0 : 1);
+}
+
+static void test_waiters_report_stuck_holders(void)
+{
+	char err[8192];
+	int status = check_run_child(waiters_behind_stuck_holders, NULL, err, sizeof(err));
+
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "waiters behind holders that never release: no two reports (status %#x): %s", status, err);
+	CHECK(strstr(err, "down_read() has waited") && strstr(err, "held for writing (a writer"),
+	      "the report of a reader behind a writer that stays: %s", err);
+	CHECK(strstr(err, "down_write() has waited") && strstr(err, "held by 1 reader (a reader"),
+	      "the report of a writer behind a reader that stays: %s", err);
+}
+
 int main(void)
 {
+	test_waiters_report_stuck_holders();
 	check_child_aborts(up_read_unlocked, NULL, "up_read() on an rw_semaphore that is not read-locked");
 	check_child_aborts(up_read_twice, NULL, "up_read() on an rw_semaphore that is not read-locked");
 	check_child_aborts(up_write_unlocked, NULL, "up_write() on an rw_semaphore that is not locked");

@@ -38,6 +38,13 @@
  *   These checks are always on: they cost no atomic operation.  Read
  *   holds are counted, not named: an up_read() without a hold while other
  *   threads hold read locks releases one of theirs, unnoticed.
+ * - A holder that never releases (a thread that exited holding the lock,
+ *   a down without its up) cannot be detected as such; its waiters say on
+ *   stderr that they have waited the stall timeout (QUIESCE_STALL_TIMEOUT_MS,
+ *   21 s by default), and what for, then again at doubling intervals.  The
+ *   owner check knows the writer by its thread pointer, which a thread
+ *   started after the writer exited may reuse: that thread's down_read()
+ *   or down_write() then aborts, its message naming both causes.
  * - As with the kernel's rwsem, the memory of a semaphore may be reused
  *   only when no thread can still be inside a call on it: a releaser may
  *   touch the semaphore's wait queue after its release let another thread

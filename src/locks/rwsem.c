@@ -60,6 +60,10 @@
  *    (or finds it stolen and sleeps again); readers at the head are
  *    granted the lock together: the waker adds their biases to the count
  *    and removes them from the queue before signalling any of them.
+ *  - A waiter also wakes when a stall report is due: one that has waited
+ *    the stall timeout (QUIESCE_STALL_TIMEOUT_MS) says so on stderr, then
+ *    at doubling intervals, and sleeps again.  A holder that exited, or a
+ *    down without its up, would otherwise hang its waiters in silence.
  *
  * Hand-off
  *   A writer at the head that fails to take the lock after waiting
@@ -89,6 +93,7 @@
  *   queue_lock orders the queue and the waiters' fields.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <unistd.h>
 
 #include <quiesce/rwsem.h>
@@ -97,6 +102,7 @@
 #include "common/futex.h"
 #include "locks/rwsem_internal.h"
 #include "locks/rwsem_queue_lock.h"
+#include "rcu/stall.h"
 
 #define WRITER_LOCKED QUIESCE_RWSEM_WRITER_LOCKED
 #define WAITERS QUIESCE_RWSEM_WAITERS
@@ -376,11 +382,36 @@ void quiesce_rwsem_wake(struct quiesce_rwsem *sem)
 	wake_batch_flush(&batch);
 }
 
+/* A waiter that has waited the stall timeout, and what it waits for. */
+static void report_stuck_waiter(const struct quiesce_rwsem *sem,
+				const struct quiesce_rwsem_waiter *w, uint64_t waited_ns)
+{
+	unsigned long count = QUIESCE_LOAD(&sem->count);
+	unsigned long readers = count >> QUIESCE_RWSEM_READER_SHIFT;
+
+	if (count & WRITER_LOCKED)
+		quiesce_stall_warn("%s() has waited %" PRIu64 " ms for an rw_semaphore at %p held "
+				   "for writing (a writer thread that exited, or a down_write() "
+				   "without up_write()?)",
+				   w->kind == WAITER_WRITER ? "down_write" : "down_read",
+				   waited_ns / 1000000u, (const void *)sem);
+	else
+		quiesce_stall_warn("%s() has waited %" PRIu64 " ms for an rw_semaphore at %p held "
+				   "by %lu reader%s (a reader thread that exited, or a "
+				   "down_read() without up_read()?)",
+				   w->kind == WAITER_WRITER ? "down_write" : "down_read",
+				   waited_ns / 1000000u, (const void *)sem, readers,
+				   readers == 1 ? "" : "s");
+}
+
 /* Returns true once signalled, false at the deadline. */
-static bool wait_for_signal(struct quiesce_rwsem_waiter *w, uint64_t deadline)
+static bool wait_for_signal(const struct quiesce_rwsem *sem, struct quiesce_rwsem_waiter *w,
+			    uint64_t deadline)
 {
 	struct spin_budget spin = { .ns = WAITER_SPIN_NS };
+	struct quiesce_stall_clock clock;
 	int pending = WORD_PENDING;
+	uint64_t waited_ns;
 
 	if (spinning_pays()) {
 		do {
@@ -392,8 +423,9 @@ static bool wait_for_signal(struct quiesce_rwsem_waiter *w, uint64_t deadline)
 	}
 	__atomic_compare_exchange_n(&w->word, &pending, WORD_SLEEPING, false, __ATOMIC_RELAXED,
 				    __ATOMIC_RELAXED);
+	quiesce_stall_clock_start(&clock);
 	for (;;) {
-		uint64_t now;
+		uint64_t now, sleep_ns;
 
 		/* Acquire: pairs with the release in signal_waiter(). */
 		if (__atomic_load_n(&w->word, __ATOMIC_ACQUIRE) == WORD_SIGNALLED)
@@ -401,12 +433,17 @@ static bool wait_for_signal(struct quiesce_rwsem_waiter *w, uint64_t deadline)
 		now = quiesce_now_ns();
 		if (now >= deadline)
 			return false;
+		if (quiesce_stall_clock_due(&clock, &waited_ns))
+			report_stuck_waiter(sem, w, waited_ns);
+		sleep_ns = quiesce_stall_clock_sleep_ns(&clock);
+		if (deadline != NO_DEADLINE && deadline - now < sleep_ns)
+			sleep_ns = deadline - now;
 		/*
-		 * Woken by signal_waiter() and the waker's FUTEX_WAKE; the word
+		 * Woken by signal_waiter() and the waker's FUTEX_WAKE, or when
+		 * the deadline or the next stall report is due; the word
 		 * changes first, so a signal before we sleep fails the wait.
 		 */
-		quiesce_futex_wait(&w->word, WORD_SLEEPING,
-				   deadline == NO_DEADLINE ? 0 : deadline - now);
+		quiesce_futex_wait(&w->word, WORD_SLEEPING, sleep_ns);
 	}
 }
 
@@ -445,8 +482,8 @@ int quiesce_rwsem_read_slowpath(struct quiesce_rwsem *sem, unsigned long count,
 	uint64_t deadline;
 
 	if ((count & WRITER_LOCKED) && QUIESCE_LOAD(&sem->owner) == quiesce_rwsem_thread_id())
-		quiesce_die("down_read() on an rw_semaphore this thread holds for writing: "
-			    "it would wait for itself");
+		quiesce_die("down_read() on an rw_semaphore this thread holds for writing (or a "
+			    "thread exited holding it): it would wait for itself");
 	if ((count & QUIESCE_RWSEM_READ_BLOCKED) == WRITER_LOCKED && spin_for_read(sem, &count))
 		return 0;
 	/*
@@ -488,13 +525,13 @@ int quiesce_rwsem_read_slowpath(struct quiesce_rwsem *sem, unsigned long count,
 	quiesce_rwsem_queue_unlock(&sem->queue_lock);
 	wake_batch_flush(&batch);
 
-	if (wait_for_signal(&w, deadline))
+	if (wait_for_signal(sem, &w, deadline))
 		return 0;
 	quiesce_rwsem_queue_lock(&sem->queue_lock);
 	if (!w.queued) {
 		/* Granted after the deadline: the lock is ours, signal and all. */
 		quiesce_rwsem_queue_unlock(&sem->queue_lock);
-		wait_for_signal(&w, NO_DEADLINE);
+		wait_for_signal(sem, &w, NO_DEADLINE);
 		return 0;
 	}
 	leave_queue(sem, &w, &batch);
@@ -630,7 +667,7 @@ int quiesce_rwsem_write_slowpath(struct quiesce_rwsem *sem, uint64_t timeout_ns)
 		quiesce_rwsem_queue_unlock(&sem->queue_lock);
 		wake_batch_flush(&batch);
 		/* Woken by mark_wake() when the lock is released. */
-		if (!wait_for_signal(&w, deadline)) {
+		if (!wait_for_signal(sem, &w, deadline)) {
 			quiesce_rwsem_queue_lock(&sem->queue_lock);
 			if (write_lock_queued(sem, &w, self, precheck))
 				break;
