@@ -147,8 +147,16 @@ static void up_read_beside_arriving_reader(void *arg)
  * exited holding the lock, whose thread pointer a later thread may reuse,
  * which the owner checks would take for its own): its waiters wait for
  * ever, which they report on stderr after the stall timeout.  In a child,
- * which leaves them waiting; the parent reads its stderr.
+ * which leaves them waiting; the parent reads its stderr.  One waiter per
+ * child: the count of reports cannot tell whose they are, and a waiter
+ * reports again 200 ms after its first, before a second waiter that
+ * started late has reported once.
  */
+struct stuck_holder {
+	void *(*hold)(void *);
+	void *(*wait)(void *);
+};
+
 static struct rw_semaphore orphan_write_sem = RWSEM_INITIALIZER;
 static struct rw_semaphore orphan_read_sem = RWSEM_INITIALIZER;
 static atomic_int holding;
@@ -191,35 +199,45 @@ static uint64_t stall_warnings(void)
 	return stats.stall_warnings;
 }
 
-static void waiters_behind_stuck_holders(void *arg)
+static void waiter_behind_stuck_holder(void *arg)
 {
+	const struct stuck_holder *s = arg;
 	uint64_t give_up = check_now_ns() + (uint64_t)CHECK_HANG_MS * 1000000u / 2;
 	pthread_t t;
 
 	quiesce_rcu_set_stall_timeout_ms(100);
-	pthread_create(&t, NULL, write_and_stay, NULL);
-	pthread_create(&t, NULL, read_and_stay, NULL);
-	while (atomic_load(&holding) < 2)
+	pthread_create(&t, NULL, s->hold, NULL);
+	while (atomic_load(&holding) < 1)
 		check_sleep_us(1000);
-	pthread_create(&t, NULL, wait_to_read, NULL);
-	pthread_create(&t, NULL, wait_to_write, NULL);
-	while (stall_warnings() < 2 && check_now_ns() < give_up)
+	pthread_create(&t, NULL, s->wait, NULL);
+	while (stall_warnings() < 1 && check_now_ns() < give_up)
 		check_sleep_us(1000);
 	fflush(stderr);
-	_exit(stall_warnings() >= 2 ? 0 : 1);
+	_exit(stall_warnings() >= 1 ? 0 : 1);
+}
+
+static void check_waiter_reports(const struct stuck_holder *s, const char *waited,
+				 const char *held)
+{
+	char err[8192];
+	int status = check_run_child(waiter_behind_stuck_holder, (void *)s, err, sizeof(err));
+
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "a waiter behind a holder that never releases: no report (status %#x): %s",
+	      status, err);
+	CHECK(strstr(err, waited) && strstr(err, held), "no '%s ... %s' report: %s", waited, held,
+	      err);
 }
 
 static void test_waiters_report_stuck_holders(void)
 {
-	char err[8192];
-	int status = check_run_child(waiters_behind_stuck_holders, NULL, err, sizeof(err));
+	static const struct stuck_holder reader_behind_writer = { write_and_stay, wait_to_read };
+	static const struct stuck_holder writer_behind_reader = { read_and_stay, wait_to_write };
 
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	      "waiters behind holders that never release: no two reports (status %#x): %s", status, err);
-	CHECK(strstr(err, "down_read() has waited") && strstr(err, "held for writing (a writer"),
-	      "the report of a reader behind a writer that stays: %s", err);
-	CHECK(strstr(err, "down_write() has waited") && strstr(err, "held by 1 reader (a reader"),
-	      "the report of a writer behind a reader that stays: %s", err);
+	check_waiter_reports(&reader_behind_writer, "down_read() has waited",
+			     "held for writing (a writer");
+	check_waiter_reports(&writer_behind_reader, "down_write() has waited",
+			     "held by 1 reader (a reader");
 }
 
 int main(void)
