@@ -95,7 +95,9 @@ struct wfq_consumer {
  * the node, and even after it was freed and reused: a consumer can then
  * follow a wild link.  A crash is what that violation looks like, and is
  * reported as one, with the signal, the address and the thread, so that a
- * crash of another cause shows for what it is.  Only async-signal-safe
+ * crash of another cause shows for what it is: a signal sent by kill() or
+ * raise() (si_code <= 0) has no address, and names its sender instead
+ * (si_addr would read the sender's pid and uid).  Only async-signal-safe
  * calls: the line is built by hand and written at once.
  */
 static char *append(char *at, const char *text)
@@ -105,19 +107,37 @@ static char *append(char *at, const char *text)
 	return at;
 }
 
-static void wild_link(int sig, siginfo_t *info, void *context)
+/* value in base 10 or 16, zero-padded to width digits. */
+static char *append_number(char *at, uintmax_t value, unsigned base, int width)
 {
 	static const char digits[] = "0123456789abcdef";
+	char buf[sizeof(value) * 3];
+	int n = 0;
+
+	do {
+		buf[n++] = digits[value % base];
+		value /= base;
+	} while (value || n < width);
+	while (n)
+		*at++ = buf[--n];
+	return at;
+}
+
+static void wild_link(int sig, siginfo_t *info, void *context)
+{
 	char line[256], *at = line;
-	uintptr_t addr = (uintptr_t)info->si_addr;
 
 	(void)context;
 	at = append(at, "quiesce-torture: violation (data): a consumer crashed following a "
 			"wild link (");
 	at = append(at, sig == SIGSEGV ? "SIGSEGV" : "SIGBUS");
-	at = append(at, " at 0x");
-	for (int shift = (int)sizeof(addr) * 8 - 4; shift >= 0; shift -= 4)
-		*at++ = digits[(addr >> shift) & 0xf];
+	if (info->si_code <= 0) {
+		at = append(at, " sent by process ");
+		at = append_number(at, (uintmax_t)info->si_pid, 10, 1);
+	} else {
+		at = append(at, " at 0x");
+		at = append_number(at, (uintptr_t)info->si_addr, 16, (int)sizeof(void *) * 2);
+	}
 	at = append(at, " in ");
 	at = append(at, torture_self ? torture_self->name : "a thread of no role");
 	at = append(at, ")\n");
