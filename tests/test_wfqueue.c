@@ -48,9 +48,8 @@
  */
 #define STALL_MS 20000
 #define BUSTED_STALL_MS 2000
-/* How long cut_enqueue() holds its cut, and for the stall warnings. */
+/* How long hold_cut() holds a cut enqueue for rcu_conventions(). */
 #define CUT_US 20000
-#define WARN_CUT_US 1000000
 #define ITEM_LIVE 0x51554555u
 #define ITEM_RETIRED 0x6b6b6b6bu
 #define STALE_LINK ((struct quiesce_wfcq_node *)0x6b6b6b6b6b6b6b6bUL)
@@ -532,7 +531,8 @@ static void *wait_dequeue(void *arg)
  * step, and it must restore the head's link to n.
  */
 static void cut_enqueue(struct quiesce_wfcq_head *h, struct quiesce_wfcq_tail *t,
-			struct quiesce_wfcq_node *prev, struct quiesce_wfcq_node *n, unsigned cut_us)
+			struct quiesce_wfcq_node *prev, struct quiesce_wfcq_node *n,
+			void (*hold)(void))
 {
 	struct waiter w = { .h = h, .t = t };
 	pthread_t thread;
@@ -541,7 +541,7 @@ static void cut_enqueue(struct quiesce_wfcq_head *h, struct quiesce_wfcq_tail *t
 	/* The two steps of _quiesce_wfcq_append(), with its orderings and pairings. */
 	CHECK(__atomic_exchange_n(&t->p, n, __ATOMIC_ACQ_REL) == prev, "the tail was prev");
 	pthread_create(&thread, NULL, wait_dequeue, &w);
-	check_sleep_us(cut_us);
+	hold();
 	if (prev == &h->node)
 		CHECK(!atomic_load(&w.done), "a dequeue returned while an enqueue was cut");
 	__atomic_store_n(&prev->next, n, __ATOMIC_RELEASE);
@@ -549,37 +549,80 @@ static void cut_enqueue(struct quiesce_wfcq_head *h, struct quiesce_wfcq_tail *t
 	CHECK(w.got == (prev == &h->node ? n : prev), "the cut enqueue: dequeued %p", (void *)w.got);
 }
 
+static void hold_cut(void)
+{
+	check_sleep_us(CUT_US);
+}
+
 /*
  * A wait that outlasts the stall timeout says so, once, in both windows
- * (quiesce/link_wait.h): in a child, whose stderr the parent reads, with a
- * timeout of 20 ms and each cut held a second.
+ * (quiesce/link_wait.h): in a child, with a timeout of 20 ms, whose stderr
+ * the parent reads.  The child's stderr is a file until then, read back to
+ * hold each cut until its wait has warned: a fixed hold failed when the
+ * consumer had not slept 20 times in it (a loaded machine).  Without the
+ * warning the child hangs, and CHECK_HANG_MS ends it.
  */
+static const char link_warning[] = "quiesce: a queue or stack consumer has waited ";
+static int cuts_held;
+
+static int count_warnings(const char *text)
+{
+	int warnings = 0;
+
+	for (const char *at = text; (at = strstr(at, link_warning)); at++)
+		warnings++;
+	return warnings;
+}
+
+static void hold_cut_until_warned(void)
+{
+	char text[8192];
+	ssize_t len;
+
+	cuts_held++;
+	/* Woken by nothing: the consumer's warning is polled for in the file. */
+	for (;;) {
+		len = pread(STDERR_FILENO, text, sizeof(text) - 1, 0);
+		text[len > 0 ? len : 0] = '\0';
+		if (count_warnings(text) >= cuts_held)
+			return;
+		check_sleep_us(1000);
+	}
+}
+
 static void cut_waits_warn_child(void *arg)
 {
 	struct quiesce_wfcq_head h;
 	struct quiesce_wfcq_tail t;
 	struct quiesce_wfcq_node n[3];
+	FILE *log = tmpfile();
+	int parent_err = dup(STDERR_FILENO);
+	char text[8192];
+	ssize_t len;
 
 	(void)arg;
+	CHECK(log && parent_err >= 0 && dup2(fileno(log), STDERR_FILENO) >= 0,
+	      "stderr to a file");
 	setenv("QUIESCE_STALL_TIMEOUT_MS", "20", 1);
 	quiesce_wfcq_init(&h, &t);
-	cut_enqueue(&h, &t, &h.node, &n[0], WARN_CUT_US);
+	cut_enqueue(&h, &t, &h.node, &n[0], hold_cut_until_warned);
 	synchronize_rcu();
 	quiesce_wfcq_enqueue(&h, &t, &n[1]);
-	cut_enqueue(&h, &t, &n[1], &n[2], WARN_CUT_US);
+	cut_enqueue(&h, &t, &n[1], &n[2], hold_cut_until_warned);
+	len = pread(STDERR_FILENO, text, sizeof(text), 0);
+	if (len > 0 && write(parent_err, text, (size_t)len) < 0)
+		_exit(2);
 	_exit(0);
 }
 
 static void test_cut_waits_warn(void)
 {
-	static const char warning[] = "quiesce: a queue or stack consumer has waited ";
 	char err[8192];
-	int status = check_run_child(cut_waits_warn_child, NULL, err, sizeof(err)), warnings = 0;
+	int status = check_run_child(cut_waits_warn_child, NULL, err, sizeof(err));
+	int warnings = count_warnings(err);
 
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child: status %#x: %s", status,
 	      err);
-	for (const char *at = err; (at = strstr(at, warning)); at++)
-		warnings++;
 	CHECK(warnings == 2, "%d warnings for two waits past the stall timeout: %s", warnings, err);
 }
 
@@ -608,11 +651,11 @@ static void rcu_conventions(void)
 	rcu_read_unlock();
 	synchronize_rcu();
 
-	cut_enqueue(&h, &t, &h.node, &n[0], CUT_US);
+	cut_enqueue(&h, &t, &h.node, &n[0], hold_cut);
 	CHECK(quiesce_wfcq_empty(&h, &t), "empty after the cut enqueue into it");
 	synchronize_rcu();
 	quiesce_wfcq_enqueue(&h, &t, &n[1]);
-	cut_enqueue(&h, &t, &n[1], &n[2], CUT_US);
+	cut_enqueue(&h, &t, &n[1], &n[2], hold_cut);
 	CHECK(QUIESCE_LOAD(&h.node.next) == &n[2], "the head's link restored to the node behind");
 	rcu_read_lock();
 	CHECK(quiesce_wfcq_dequeue_rcu(&h, &t) == &n[2], "the node behind the restored link");
