@@ -55,10 +55,27 @@ QUIESCE_HEADER_COLD void quiesce_link_wait_warn(const struct quiesce_link_wait *
 						unsigned long ms)
 {
 	fprintf(stderr, "quiesce: a queue or stack consumer has waited %lu ms or more for the "
-		"link at %p: a producer stopped between claiming its place and linking it "
-		"(a thread killed there, or interrupted there by a signal handler that waits "
-		"on the same queue or stack); this wait ends only when that link is stored\n",
+		"link at %p: a producer stopped between claiming its place and linking it, "
+		"or an RCU consumer in the middle of its dequeue (a thread killed there, or "
+		"interrupted there by a signal handler that waits on the same queue or "
+		"stack); this wait ends only when that link is stored\n",
 		ms, w->link);
+}
+
+/*
+ * QUIESCE_STALL_TIMEOUT_MS as the library reads it: a number of ms, the
+ * default when unset, 0 or not a number.
+ */
+static inline unsigned long quiesce_link_wait_timeout_ms(void)
+{
+	const char *env = getenv("QUIESCE_STALL_TIMEOUT_MS");
+	char *end;
+	unsigned long ms;
+
+	if (!env || !*env)
+		return QUIESCE_LINK_WAIT_WARN_MS_DEFAULT;
+	ms = strtoul(env, &end, 10);
+	return *end || !ms ? QUIESCE_LINK_WAIT_WARN_MS_DEFAULT : ms;
 }
 
 /* One step of a wait: spin, yield, then sleep a millisecond; at the timeout, warn once. */
@@ -71,14 +88,10 @@ static inline void quiesce_link_wait_step(struct quiesce_link_wait *w)
 	} else if (attempt < QUIESCE_LINK_WAIT_FIRST_SLEEP) {
 		(void)sched_yield();
 	} else {
-		if (attempt == QUIESCE_LINK_WAIT_FIRST_SLEEP) {
-			const char *env = getenv("QUIESCE_STALL_TIMEOUT_MS");
-			unsigned long ms = env ? strtoul(env, NULL, 10) : 0;
-
-			w->warn_at = attempt + (ms ? ms : QUIESCE_LINK_WAIT_WARN_MS_DEFAULT);
-		} else if (attempt == w->warn_at) {
+		if (attempt == QUIESCE_LINK_WAIT_FIRST_SLEEP)
+			w->warn_at = attempt + quiesce_link_wait_timeout_ms();
+		else if (attempt == w->warn_at)
 			quiesce_link_wait_warn(w, attempt - QUIESCE_LINK_WAIT_FIRST_SLEEP);
-		}
 		(void)poll(NULL, 0, 1);
 	}
 }

@@ -386,22 +386,24 @@ void quiesce_rwsem_wake(struct quiesce_rwsem *sem)
 static void report_stuck_waiter(const struct quiesce_rwsem *sem,
 				const struct quiesce_rwsem_waiter *w, uint64_t waited_ns)
 {
+	const char *call = w->kind == WAITER_WRITER ? "down_write" : "down_read";
 	unsigned long count = QUIESCE_LOAD(&sem->count);
 	unsigned long readers = count >> QUIESCE_RWSEM_READER_SHIFT;
+	uint64_t ms = waited_ns / 1000000u;
 
 	if (count & WRITER_LOCKED)
 		quiesce_stall_warn("%s() has waited %" PRIu64 " ms for an rw_semaphore at %p held "
 				   "for writing (a writer thread that exited, or a down_write() "
-				   "without up_write()?)",
-				   w->kind == WAITER_WRITER ? "down_write" : "down_read",
-				   waited_ns / 1000000u, (const void *)sem);
-	else
+				   "without up_write()?)", call, ms, (const void *)sem);
+	else if (readers)
 		quiesce_stall_warn("%s() has waited %" PRIu64 " ms for an rw_semaphore at %p held "
 				   "by %lu reader%s (a reader thread that exited, or a "
-				   "down_read() without up_read()?)",
-				   w->kind == WAITER_WRITER ? "down_write" : "down_read",
-				   waited_ns / 1000000u, (const void *)sem, readers,
-				   readers == 1 ? "" : "s");
+				   "down_read() without up_read()?)", call, ms, (const void *)sem,
+				   readers, readers == 1 ? "" : "s");
+	else
+		quiesce_stall_warn("%s() has waited %" PRIu64 " ms for an rw_semaphore at %p that "
+				   "nobody holds at this moment (being handed over)", call, ms,
+				   (const void *)sem);
 }
 
 /* Returns true once signalled, false at the deadline. */
