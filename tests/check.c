@@ -553,3 +553,11 @@ void check_counted_free(void *state, void *ptr)
 	atomic_fetch_sub(&c->live, 1);
 	free((char *)ptr - words[-2]);
 }
+
+uint64_t check_stall_warnings(void)
+{
+	struct quiesce_rcu_stats stats;
+
+	quiesce_rcu_get_stats(&stats);
+	return stats.stall_warnings;
+}

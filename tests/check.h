@@ -91,6 +91,9 @@ void check_child_detects_violation(void (*fn)(void *), void *arg);
  */
 void check_deny_membarrier(int err);
 
+/* The library's stall warnings so far (quiesce_rcu_get_stats()). */
+uint64_t check_stall_warnings(void);
+
 /* The highest-numbered CPU the calling thread may run on. */
 int check_last_allowed_cpu(void);
 

@@ -652,14 +652,6 @@ static void *orphaned_writer(void *unused)
 	return NULL;
 }
 
-static uint64_t stall_warnings(void)
-{
-	struct quiesce_rcu_stats stats;
-
-	quiesce_rcu_get_stats(&stats);
-	return stats.stall_warnings;
-}
-
 static void test_writer_reports_stuck_reader(void)
 {
 	uint64_t hang = check_now_ns() + (uint64_t)CHECK_HANG_MS * 1000000u;
@@ -670,7 +662,7 @@ static void test_writer_reports_stuck_reader(void)
 	pthread_t t;
 
 	CHECK(log && saved >= 0, "a file for the writer's stderr");
-	warnings_at_start = stall_warnings();
+	warnings_at_start = check_stall_warnings();
 	quiesce_rcu_set_stall_timeout_ms(200);
 	percpu_init_rwsem(&orphan_sem);
 	pthread_create(&t, NULL, read_and_exit, NULL);
@@ -678,12 +670,12 @@ static void test_writer_reports_stuck_reader(void)
 	fflush(stderr);
 	dup2(fileno(log), STDERR_FILENO);
 	pthread_create(&t, NULL, orphaned_writer, NULL);
-	while (stall_warnings() == warnings_at_start && check_now_ns() < hang)
+	while (check_stall_warnings() == warnings_at_start && check_now_ns() < hang)
 		check_sleep_us(100);
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
-	CHECK(stall_warnings() > warnings_at_start,
+	CHECK(check_stall_warnings() > warnings_at_start,
 	      "a writer behind a reader that exited holding its lock: no report after %u ms",
 	      CHECK_HANG_MS);
 	percpu_up_read(&orphan_sem);

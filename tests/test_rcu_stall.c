@@ -52,21 +52,13 @@ static void on_stall(const struct quiesce_rcu_stall *stall)
 	}
 }
 
-static uint64_t stall_warnings(void)
-{
-	struct quiesce_rcu_stats stats;
-
-	quiesce_rcu_get_stats(&stats);
-	return stats.stall_warnings;
-}
-
 /* The reader leaves once the stall counter has grown by this much. */
 static uint64_t warnings_before;
 static unsigned warnings_wanted;
 
 static bool warned_enough(void *unused)
 {
-	return stall_warnings() - warnings_before >= warnings_wanted;
+	return check_stall_warnings() - warnings_before >= warnings_wanted;
 }
 
 /* Whether the next stuck reader holds an mb section, whose reports name that domain. */
@@ -144,7 +136,7 @@ static void slow_kernel_barrier(void)
 static void start_stuck_reader(bool mb, pthread_t *t, int *tid, unsigned n)
 {
 	reader_in_mb = mb;
-	warnings_before = stall_warnings();
+	warnings_before = check_stall_warnings();
 	warnings_wanted = n;
 	atomic_store(&reader_ready, 0);
 	pthread_create(t, NULL, stuck_reader, tid);

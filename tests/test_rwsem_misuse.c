@@ -191,14 +191,6 @@ static void *wait_to_write(void *unused)
 	return NULL;
 }
 
-static uint64_t stall_warnings(void)
-{
-	struct quiesce_rcu_stats stats;
-
-	quiesce_rcu_get_stats(&stats);
-	return stats.stall_warnings;
-}
-
 static void waiter_behind_stuck_holder(void *arg)
 {
 	const struct stuck_holder *s = arg;
@@ -210,10 +202,10 @@ static void waiter_behind_stuck_holder(void *arg)
 	while (atomic_load(&holding) < 1)
 		check_sleep_us(1000);
 	pthread_create(&t, NULL, s->wait, NULL);
-	while (stall_warnings() < 1 && check_now_ns() < give_up)
+	while (check_stall_warnings() < 1 && check_now_ns() < give_up)
 		check_sleep_us(1000);
 	fflush(stderr);
-	_exit(stall_warnings() >= 1 ? 0 : 1);
+	_exit(check_stall_warnings() >= 1 ? 0 : 1);
 }
 
 static void check_waiter_reports(const struct stuck_holder *s, const char *waited,
