@@ -152,67 +152,53 @@ static void up_read_beside_arriving_reader(void *arg)
  * reports again 200 ms after its first, before a second waiter that
  * started late has reported once.
  */
-struct stuck_holder {
-	void *(*hold)(void *);
-	void *(*wait)(void *);
-};
+static struct rw_semaphore orphan_sem = RWSEM_INITIALIZER;
+static atomic_bool holding;
 
-static struct rw_semaphore orphan_write_sem = RWSEM_INITIALIZER;
-static struct rw_semaphore orphan_read_sem = RWSEM_INITIALIZER;
-static atomic_int holding;
-
-static void *write_and_stay(void *unused)
+/* Takes orphan_sem for writing (arg non-NULL) or reading, and keeps it. */
+static void *hold_and_stay(void *write)
 {
-	down_write(&orphan_write_sem);
-	atomic_fetch_add(&holding, 1);
+	if (write)
+		down_write(&orphan_sem);
+	else
+		down_read(&orphan_sem);
+	atomic_store(&holding, true);
 	for (;;)
 		check_sleep_us(1000000);
 	return NULL;
 }
 
-static void *read_and_stay(void *unused)
+/* Waits for orphan_sem in the other mode: reads behind a writer, writes behind a reader. */
+static void *wait_behind(void *holder_writes)
 {
-	down_read(&orphan_read_sem);
-	atomic_fetch_add(&holding, 1);
-	for (;;)
-		check_sleep_us(1000000);
+	if (holder_writes)
+		down_read(&orphan_sem);
+	else
+		down_write(&orphan_sem);
 	return NULL;
 }
 
-static void *wait_to_read(void *unused)
+static void waiter_behind_stuck_holder(void *holder_writes)
 {
-	down_read(&orphan_write_sem);
-	return NULL;
-}
-
-static void *wait_to_write(void *unused)
-{
-	down_write(&orphan_read_sem);
-	return NULL;
-}
-
-static void waiter_behind_stuck_holder(void *arg)
-{
-	const struct stuck_holder *s = arg;
 	uint64_t give_up = check_now_ns() + (uint64_t)CHECK_HANG_MS * 1000000u / 2;
 	pthread_t t;
 
 	quiesce_rcu_set_stall_timeout_ms(100);
-	pthread_create(&t, NULL, s->hold, NULL);
-	while (atomic_load(&holding) < 1)
+	pthread_create(&t, NULL, hold_and_stay, holder_writes);
+	while (!atomic_load(&holding))
 		check_sleep_us(1000);
-	pthread_create(&t, NULL, s->wait, NULL);
+	pthread_create(&t, NULL, wait_behind, holder_writes);
 	while (check_stall_warnings() < 1 && check_now_ns() < give_up)
 		check_sleep_us(1000);
 	fflush(stderr);
 	_exit(check_stall_warnings() >= 1 ? 0 : 1);
 }
 
-static void check_waiter_reports(const struct stuck_holder *s, const char *waited,
-				 const char *held)
+static void check_waiter_reports(bool holder_writes, const char *waited, const char *held)
 {
 	char err[8192];
-	int status = check_run_child(waiter_behind_stuck_holder, (void *)s, err, sizeof(err));
+	int status = check_run_child(waiter_behind_stuck_holder,
+				     holder_writes ? (void *)&orphan_sem : NULL, err, sizeof(err));
 
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "a waiter behind a holder that never releases: no report (status %#x): %s",
@@ -223,13 +209,8 @@ static void check_waiter_reports(const struct stuck_holder *s, const char *waite
 
 static void test_waiters_report_stuck_holders(void)
 {
-	static const struct stuck_holder reader_behind_writer = { write_and_stay, wait_to_read };
-	static const struct stuck_holder writer_behind_reader = { read_and_stay, wait_to_write };
-
-	check_waiter_reports(&reader_behind_writer, "down_read() has waited",
-			     "held for writing (a writer");
-	check_waiter_reports(&writer_behind_reader, "down_write() has waited",
-			     "held by 1 reader (a reader");
+	check_waiter_reports(true, "down_read() has waited", "held for writing (a writer");
+	check_waiter_reports(false, "down_write() has waited", "held by 1 reader (a reader");
 }
 
 int main(void)
