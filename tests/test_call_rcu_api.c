@@ -247,6 +247,49 @@ static void exit_inside_reader(void *unused)
 	exit(0);
 }
 
+static void no_visit(const char *tid, const char *name, void *arg)
+{
+}
+
+static bool wait_for_cb_thread_at_exit;
+
+/*
+ * Runs after the library's exit handler (destructors run after atexit()
+ * handlers), before ThreadSanitizer's exit checks.  Not CHECK(): exit()
+ * must not be called again from here.
+ */
+__attribute__((destructor)) static void wait_for_cb_thread_end(void)
+{
+	uint64_t deadline = check_now_ns() + CHECK_HANG_MS * 1000000ull;
+
+	if (!wait_for_cb_thread_at_exit)
+		return;
+	/* Woken by exit()'s stop of the idle callback thread (cb_domain.c). */
+	while (check_each_lib_thread(no_visit, NULL) > 0) {
+		if (check_now_ns() > deadline) {
+			fprintf(stderr, "the callback thread did not end after exit() stopped it\n");
+			_exit(1);
+		}
+		check_sleep_us(100);
+	}
+}
+
+/*
+ * exit() inside a reader while the callback thread is idle: the thread
+ * ends on its own, before the process does, and nobody joins it.  Unless
+ * the stop detached it, ThreadSanitizer reports it as a leaked thread.
+ */
+static void exit_inside_reader_idle(void *unused)
+{
+	static struct rcu_head head;
+
+	call_rcu(&head, say_ran);
+	rcu_barrier();
+	wait_for_cb_thread_at_exit = true;
+	rcu_read_lock();
+	exit(0);
+}
+
 /* exit() while another thread holds a reader forever: bounded wait. */
 static void exit_with_stuck_reader(void *unused)
 {
@@ -312,6 +355,7 @@ int main(void)
 	check_exit(exit_with_pending, NULL, true);
 	/* Had it waited, it would have warned after a second. */
 	check_exit(exit_inside_reader, "!still pending", false);
+	check_exit(exit_inside_reader_idle, NULL, true);
 	check_exit(exit_with_stuck_reader, "still pending", false);
 	check_exit(exit_printing_stats, "callbacks queued 1, invoked 1, pending 0", false);
 	printf("call_rcu api: all checks passed\n");

@@ -1123,17 +1123,27 @@ static void stop_at_exit(struct quiesce_cb_domain *cbd, bool may_wait)
 	state = may_wait ? state_after_stop(cbd, deadline) : QUIESCE_LOAD(&cbd->state);
 	if (state == QUIESCE_CB_WORKER_ABSENT || state == QUIESCE_CB_WORKER_GONE) {
 		QUIESCE_STORE(&cbd->state, QUIESCE_CB_WORKER_GONE);
-	} else if (!may_wait || state == QUIESCE_CB_WORKER_STOPPING) {
-		/* It stops on its own; a shutdown joining it leaves it stopped. */
+	} else if (state == QUIESCE_CB_WORKER_STOPPING) {
+		/* It stops on its own; the shutdown joining it leaves it stopped. */
 		ask_worker_to_stop(cbd, QUIESCE_CB_WORKER_GONE);
+	} else if (!may_wait) {
+		/*
+		 * It stops on its own, and nobody will join it: GONE is for
+		 * good, and shutdown and destroy() join only a live thread.
+		 */
+		ask_worker_to_stop(cbd, QUIESCE_CB_WORKER_GONE);
+		pthread_detach(cbd->worker);
 	} else {
 		if (!wait_for_harvest(cbd, deadline))
 			quiesce_warn("exit: %s callbacks still pending after %u ms (a reader "
 				     "holds the grace period up?); they will not run",
 				     cbd->gp->ops->kind, QUIESCE_CB_EXIT_WAIT_NS / 1000000u);
-		if (!stop_worker(cbd, QUIESCE_CB_WORKER_GONE, deadline))
+		if (!stop_worker(cbd, QUIESCE_CB_WORKER_GONE, deadline)) {
 			quiesce_warn("exit: the %s callback thread is still busy; exiting "
 				     "without it", cbd->gp->ops->kind);
+			/* Its join timed out; nobody else will join it (as above). */
+			pthread_detach(cbd->worker);
+		}
 	}
 	pthread_mutex_unlock(&cbd->start_lock);
 }
