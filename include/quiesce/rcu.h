@@ -252,6 +252,13 @@ QUIESCE_API void quiesce_cond_synchronize_rcu(unsigned long cookie);
  *   wait for itself: checked) or fork() (the child would run on a copy of
  *   the callback thread: checked, the child dies with a message when the
  *   callback returns in it).
+ * - A head may be queued again once its callback has started (a callback
+ *   may queue its own head), never before.  Queued twice in a row, before
+ *   anything else is queued behind it, it aborts with a message in every
+ *   build; with QUIESCE_DEBUG_CALLBACKS=1 in the environment at load, any
+ *   head queued again early aborts, naming the callback queued first, at
+ *   the price of a lock on every call.  The same holds for every domain's
+ *   calls (call_srcu(), workers' callbacks, ...).
  * - rcu_barrier() returns after every callback queued before it has run,
  *   including callbacks of threads that have exited since and those queued
  *   on the flavor's workers.  Callbacks that those callbacks queue are not

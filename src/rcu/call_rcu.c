@@ -29,6 +29,7 @@
 #include "common/diag.h"
 #include "common/init_order.h"
 #include "common/thread_exit.h"
+#include "rcu/cb_debug.h"
 #include "rcu/cb_worker.h"
 #include "rcu/fork_handlers.h"
 #include "rcu/stats_at_exit.h"
@@ -113,6 +114,15 @@ void quiesce_call_rcu(struct quiesce_rcu_head *head, void (*func)(struct quiesce
 		quiesce_cb_null_func(head);
 	if (QUIESCE_UNLIKELY(!self->registered))
 		register_queue(self);
+	/*
+	 * Queued already and not yet taken (cb_debug.c)?  Relaxed: only this
+	 * thread makes the tail name head, and the callback thread's take
+	 * moves it off before the callback can run.
+	 */
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&self->queue.tail) == head))
+		quiesce_cb_queued_twice(head, head->func, "RCU");
+	if (QUIESCE_UNLIKELY(quiesce_cb_debug_on))
+		quiesce_cb_debug_queue(head, func, "RCU");
 	/* Relaxed atomic: quiesce_call_rcu_get_stats() reads it. */
 	QUIESCE_STORE(&self->queued, self->queued + 1);
 	/*

@@ -137,6 +137,7 @@
 #include "common/futex.h"
 #include "common/lib_thread.h"
 #include "common/thread_exit.h"
+#include "rcu/cb_debug.h"
 #include "rcu/stats_at_exit.h"
 
 /* How long callbacks gather before a normal grace period (see the top). */
@@ -263,6 +264,9 @@ static uint64_t invoke(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *li
 
 		/* Read before the callback frees cb. */
 		next = cb == list->last ? NULL : quiesce_cb_queue_next(cb);
+		/* Before: the callback may queue cb again. */
+		if (QUIESCE_UNLIKELY(quiesce_cb_debug_on))
+			quiesce_cb_debug_run(cb);
 		if ((uintptr_t)func < QUIESCE_FREE_RCU_OFFSET_LIMIT)
 			free_rcu_object(cb, (uintptr_t)func);
 		else if (QUIESCE_LIKELY(!busted_lost) || !busted_drop())
@@ -810,6 +814,11 @@ void quiesce_cb_domain_call(struct quiesce_cb_domain *cbd, struct quiesce_rcu_he
 	}
 	if (QUIESCE_UNLIKELY(!slot_held))
 		slot_held = take_slot(self, slot, cbd);
+	/* Before head is written: see quiesce_call_rcu(). */
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&cbd->shared.tail) == head))
+		quiesce_cb_queued_twice(head, head->func, cbd->gp->ops->kind);
+	if (QUIESCE_UNLIKELY(quiesce_cb_debug_on))
+		quiesce_cb_debug_queue(head, func, cbd->gp->ops->kind);
 	head->func = func;
 	/*
 	 * Sequentially consistent, with the append's exchange before it: the
@@ -1175,9 +1184,10 @@ static void run_at_exit(void)
 /*
  * fork(): the list, then each domain's start_lock and lock, in list order,
  * then the counters' list (a callback thread that exit() or a stop joins
- * takes it as it ends); the enqueue side (call_rcu.c) takes its own lock
- * after these.  The counters' own locks are not held: in the child only the
- * forking thread's counter remains, and it held none.
+ * takes it as it ends), then the debugging set's leaf lock (cb_debug.c);
+ * the enqueue side (call_rcu.c) takes its own lock after these.  The
+ * counters' own locks are not held: in the child only the forking
+ * thread's counter remains, and it held none.
  */
 void quiesce_cb_domains_prepare_fork(void)
 {
@@ -1187,10 +1197,12 @@ void quiesce_cb_domains_prepare_fork(void)
 		pthread_mutex_lock(&cbd->lock);
 	}
 	pthread_mutex_lock(&counters_lock);
+	quiesce_cb_debug_prepare_fork();
 }
 
 void quiesce_cb_domains_parent_after_fork(void)
 {
+	quiesce_cb_debug_parent_after_fork();
 	pthread_mutex_unlock(&counters_lock);
 	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed) {
 		pthread_mutex_unlock(&cbd->lock);
@@ -1206,6 +1218,7 @@ void quiesce_cb_domains_child_after_fork(void)
 
 	/* invoke() dies when the callback returns (see the top). */
 	forked_in_callback = on_worker;
+	quiesce_cb_debug_child_after_fork();
 	INIT_LIST_HEAD(&counters);
 	if (self->registered) {
 		/* The backlogs restart at 0: the counts were the parent's. */
