@@ -5,7 +5,7 @@
  * second call_rcu() on a head whose callback has not run corrupt the
  * queue in silence.  Two checks here:
  *
- * - In every build, for nothing: a head that is still the last one its
+ * - In every build, for one load: a head that is still the last one its
  *   queue holds (the calling thread's own queue for the default domain,
  *   the shared one for the others) is being queued again.  A queue's tail
  *   stops naming a head when the callback thread takes the queue, before
@@ -15,16 +15,18 @@
  * - With QUIESCE_DEBUG_CALLBACKS=1 (read once, when the library is
  *   loaded): every queued head, in every domain, is recorded in a set
  *   until its callback is about to run, and queuing a recorded head dies
- *   naming both callbacks.  The set is a hash table of open addressing
- *   under one mutex: correct and simple, and slow (each call_rcu() takes
- *   the lock), which is what a debugging switch may cost.  Heads queued
- *   before the library's constructor ran are not recorded (their run
- *   finds nothing to forget).
+ *   naming the callback it was queued with first.  The set is SHARDS hash tables of open
+ *   addressing, each under its own mutex, a head's shard chosen by its
+ *   hash: the callers and the callback threads, which forget heads as
+ *   they run them, rarely meet on one lock.  Still a lock and a likely
+ *   cache miss per call and per callback, which is what a debugging
+ *   switch may cost.  Heads queued before the library's constructor ran
+ *   are not recorded (their run finds nothing to forget).
  *
- * The mutex is a leaf: nothing else is taken under it.  Around fork() it
- * is held, so the child never copies the set in mid-update; the child
- * empties it, as it drops the parent's callbacks (cb_domain.c: "Exit and
- * fork").
+ * The mutexes are leaves: nothing else is taken under one, and only the
+ * fork handler holds more than one (all, in index order), so that the
+ * child never copies a table in mid-update.  The child empties them, as
+ * it drops the parent's callbacks (cb_domain.c: "Exit and fork").
  */
 #include "rcu/cb_debug.h"
 
@@ -44,52 +46,72 @@ struct recorded {
 	void (*func)(struct quiesce_rcu_head *);
 };
 
-static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct recorded *slots;		/* under set_lock; a power of 2 of them */
-static size_t capacity, used;		/* under set_lock */
+#define SHARD_BITS 6
+#define SHARDS (1u << SHARD_BITS)
+
+struct shard {
+	pthread_mutex_t lock;
+	struct recorded *slots;		/* under lock; a power of 2 of them */
+	size_t capacity, used;		/* under lock */
+} __attribute__((aligned(64)));
+
+static struct shard shards[SHARDS] = {
+	[0 ... SHARDS - 1] = { .lock = PTHREAD_MUTEX_INITIALIZER },
+};
 
 QUIESCE_CONSTRUCTOR(STATS_AND_CALL_RCU) static void cb_debug_init(void)
 {
 	quiesce_cb_debug_on = quiesce_env_flag("QUIESCE_DEBUG_CALLBACKS");
 }
 
-static size_t home_of(const struct quiesce_rcu_head *head, size_t cap)
+/* Heads are aligned: every bit of the address is mixed into the hash. */
+static uint64_t hash_of(const struct quiesce_rcu_head *head)
 {
 	uint64_t h = (uint64_t)(uintptr_t)head;
 
-	/* Heads are aligned: mix the high bits into the low ones. */
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 32;
-	return (size_t)h & (cap - 1);
+	return h;
+}
+
+/* The shard takes the hash's top bits, the slots its low ones. */
+static struct shard *shard_of(const struct quiesce_rcu_head *head)
+{
+	return &shards[hash_of(head) >> (64 - SHARD_BITS)];
+}
+
+static size_t home_of(const struct shard *sh, const struct quiesce_rcu_head *head)
+{
+	return (size_t)hash_of(head) & (sh->capacity - 1);
 }
 
 /* The slot of head, or the free slot where it would go. */
-static struct recorded *find(struct quiesce_rcu_head *head)
+static struct recorded *find(struct shard *sh, struct quiesce_rcu_head *head)
 {
-	size_t i = home_of(head, capacity);
+	size_t i = home_of(sh, head);
 
-	while (slots[i].head && slots[i].head != head)
-		i = (i + 1) & (capacity - 1);
-	return &slots[i];
+	while (sh->slots[i].head && sh->slots[i].head != head)
+		i = (i + 1) & (sh->capacity - 1);
+	return &sh->slots[i];
 }
 
 /* Keeps the table at most half full. */
-static void make_room(void)
+static void make_room(struct shard *sh)
 {
-	struct recorded *old = slots;
-	size_t old_cap = capacity;
+	struct recorded *old = sh->slots;
+	size_t old_cap = sh->capacity;
 
-	if (2 * (used + 1) <= capacity)
+	if (2 * (sh->used + 1) <= sh->capacity)
 		return;
-	capacity = old_cap ? 2 * old_cap : 1024;
-	slots = calloc(capacity, sizeof(*slots));
-	if (!slots)
+	sh->capacity = old_cap ? 2 * old_cap : 64;
+	sh->slots = calloc(sh->capacity, sizeof(*sh->slots));
+	if (!sh->slots)
 		quiesce_die("QUIESCE_DEBUG_CALLBACKS: out of memory recording %zu queued callbacks",
-			    used);
+			    sh->used * SHARDS);
 	for (size_t i = 0; i < old_cap; i++)
 		if (old[i].head)
-			*find(old[i].head) = old[i];
+			*find(sh, old[i].head) = old[i];
 	free(old);
 }
 
@@ -111,30 +133,32 @@ void quiesce_cb_queued_twice(struct quiesce_rcu_head *head,
 void quiesce_cb_debug_queue(struct quiesce_rcu_head *head,
 			    void (*func)(struct quiesce_rcu_head *), const char *kind)
 {
+	struct shard *sh = shard_of(head);
 	struct recorded *r;
 
-	pthread_mutex_lock(&set_lock);
-	make_room();
-	r = find(head);
+	pthread_mutex_lock(&sh->lock);
+	make_room(sh);
+	r = find(sh, head);
 	if (r->head) {
 		void (*old_func)(struct quiesce_rcu_head *) = r->func;
 
-		pthread_mutex_unlock(&set_lock);
+		pthread_mutex_unlock(&sh->lock);
 		quiesce_cb_queued_twice(head, old_func, kind);
 	}
 	r->head = head;
 	r->func = func;
-	used++;
-	pthread_mutex_unlock(&set_lock);
+	sh->used++;
+	pthread_mutex_unlock(&sh->lock);
 }
 
 void quiesce_cb_debug_run(struct quiesce_rcu_head *head)
 {
-	size_t hole, i;
+	struct shard *sh = shard_of(head);
+	size_t mask, hole, i;
 
-	pthread_mutex_lock(&set_lock);
-	if (!capacity || !find(head)->head) {
-		pthread_mutex_unlock(&set_lock);
+	pthread_mutex_lock(&sh->lock);
+	if (!sh->capacity || !find(sh, head)->head) {
+		pthread_mutex_unlock(&sh->lock);
 		return;
 	}
 	/*
@@ -142,35 +166,42 @@ void quiesce_cb_debug_run(struct quiesce_rcu_head *head)
 	 * run moves into the hole unless its home lies cyclically after the
 	 * hole and up to its own slot (then the hole does not break its probe).
 	 */
-	hole = (size_t)(find(head) - slots);
-	slots[hole].head = NULL;
-	used--;
-	for (i = (hole + 1) & (capacity - 1); slots[i].head; i = (i + 1) & (capacity - 1)) {
-		size_t home = home_of(slots[i].head, capacity);
+	mask = sh->capacity - 1;
+	hole = (size_t)(find(sh, head) - sh->slots);
+	sh->slots[hole].head = NULL;
+	sh->used--;
+	for (i = (hole + 1) & mask; sh->slots[i].head; i = (i + 1) & mask) {
+		size_t home = home_of(sh, sh->slots[i].head);
 
-		if (((i - home) & (capacity - 1)) < ((i - hole) & (capacity - 1)))
+		if (((i - home) & mask) < ((i - hole) & mask))
 			continue;
-		slots[hole] = slots[i];
-		slots[i].head = NULL;
+		sh->slots[hole] = sh->slots[i];
+		sh->slots[i].head = NULL;
 		hole = i;
 	}
-	pthread_mutex_unlock(&set_lock);
+	pthread_mutex_unlock(&sh->lock);
 }
 
 void quiesce_cb_debug_prepare_fork(void)
 {
-	pthread_mutex_lock(&set_lock);
+	for (unsigned i = 0; i < SHARDS; i++)
+		pthread_mutex_lock(&shards[i].lock);
 }
 
 void quiesce_cb_debug_parent_after_fork(void)
 {
-	pthread_mutex_unlock(&set_lock);
+	for (unsigned i = 0; i < SHARDS; i++)
+		pthread_mutex_unlock(&shards[i].lock);
 }
 
 void quiesce_cb_debug_child_after_fork(void)
 {
-	if (capacity)
-		memset(slots, 0, capacity * sizeof(*slots));
-	used = 0;
-	pthread_mutex_unlock(&set_lock);
+	for (unsigned i = 0; i < SHARDS; i++) {
+		struct shard *sh = &shards[i];
+
+		if (sh->capacity)
+			memset(sh->slots, 0, sh->capacity * sizeof(*sh->slots));
+		sh->used = 0;
+		pthread_mutex_unlock(&sh->lock);
+	}
 }

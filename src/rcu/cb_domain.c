@@ -1184,7 +1184,7 @@ static void run_at_exit(void)
 /*
  * fork(): the list, then each domain's start_lock and lock, in list order,
  * then the counters' list (a callback thread that exit() or a stop joins
- * takes it as it ends), then the debugging set's leaf lock (cb_debug.c);
+ * takes it as it ends), then the debugging set's leaf locks (cb_debug.c);
  * the enqueue side (call_rcu.c) takes its own lock after these.  The
  * counters' own locks are not held: in the child only the forking
  * thread's counter remains, and it held none.
