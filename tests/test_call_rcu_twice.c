@@ -58,21 +58,33 @@ static bool srcu_thread_held(void *unused)
 	return atomic_load(&srcu_held);
 }
 
-static void twice_in_a_row_srcu(void *unused)
+static void hold_srcu(void)
 {
-	static struct rcu_head hold, head;
+	static struct rcu_head hold;
 
 	call_srcu(&twice_srcu, &hold, hold_srcu_thread);
 	check_wait_until(srcu_thread_held, NULL, "the SRCU callback thread to run the hold");
+}
+
+static void twice_in_a_row_srcu(void *unused)
+{
+	static struct rcu_head head;
+
+	hold_srcu();
 	call_srcu(&twice_srcu, &head, count);
 	call_srcu(&twice_srcu, &head, count);
 }
 
-/* Another head queued between: only the debugging set sees it. */
+/*
+ * Another head queued between: only the debugging set sees it.  The
+ * callback thread is held here too, or the first callback might run
+ * before the repeat, which would then be legal.
+ */
 static void twice_apart(void *unused)
 {
 	static struct rcu_head a, b;
 
+	check_cb_hold();
 	call_rcu(&a, count);
 	call_rcu(&b, count);
 	call_rcu(&a, count);
@@ -88,6 +100,7 @@ static void free_rcu_then_call_rcu(void *unused)
 	struct object *o = malloc(sizeof(*o));
 	static struct rcu_head b;
 
+	check_cb_hold();
 	free_rcu(o, rcu);
 	call_rcu(&b, count);
 	call_rcu(&o->rcu, count);
@@ -97,6 +110,7 @@ static void twice_apart_srcu(void *unused)
 {
 	static struct rcu_head a, b;
 
+	hold_srcu();
 	call_srcu(&twice_srcu, &a, count);
 	call_srcu(&twice_srcu, &b, count);
 	call_srcu(&twice_srcu, &a, count);

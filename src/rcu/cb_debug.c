@@ -46,7 +46,7 @@ struct recorded {
 	void (*func)(struct quiesce_rcu_head *);
 };
 
-#define SHARD_BITS 6
+#define SHARD_BITS 3
 #define SHARDS (1u << SHARD_BITS)
 
 struct shard {
