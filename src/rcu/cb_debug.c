@@ -15,18 +15,21 @@
  * - With QUIESCE_DEBUG_CALLBACKS=1 (read once, when the library is
  *   loaded): every queued head, in every domain, is recorded in a set
  *   until its callback is about to run, and queuing a recorded head dies
- *   naming the callback it was queued with first.  The set is SHARDS hash tables of open
- *   addressing, each under its own mutex, a head's shard chosen by its
- *   hash: the callers and the callback threads, which forget heads as
- *   they run them, rarely meet on one lock.  Still a lock and a likely
- *   cache miss per call and per callback, which is what a debugging
- *   switch may cost.  Heads queued before the library's constructor ran
- *   are not recorded (their run finds nothing to forget).
+ *   naming the callback it was queued with first.  The set is SHARDS
+ *   hash tables of open addressing, each under its own mutex, a head's
+ *   shard chosen by its hash: the callers and the callback threads,
+ *   which forget heads as they run them, meet on one lock an eighth of
+ *   the time.  Still a lock and a likely cache miss per call and per
+ *   callback, which is what a debugging switch may cost.  Heads queued
+ *   before the library's constructor ran are not recorded (their run
+ *   finds nothing to forget).
  *
  * The mutexes are leaves: nothing else is taken under one, and only the
  * fork handler holds more than one (all, in index order), so that the
  * child never copies a table in mid-update.  The child empties them, as
- * it drops the parent's callbacks (cb_domain.c: "Exit and fork").
+ * it drops the parent's callbacks (cb_domain.c: "Exit and fork").  Few
+ * shards, then: the fork handler already holds two locks per domain, and
+ * ThreadSanitizer tracks at most 64 held by one thread.
  */
 #include "rcu/cb_debug.h"
 
