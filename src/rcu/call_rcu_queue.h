@@ -55,13 +55,14 @@ static inline void quiesce_cb_queue_init(struct quiesce_cb_queue *q)
 }
 
 /*
- * Appends the chain first..last (linked, last->next unused).  Returns true
- * when the queue was empty before, which is when the consumer may need a
- * wake-up.
+ * Appends the chain first..last (linked, last->next unused).  Returns the
+ * node it displaced as the tail: &q->head when the queue was empty before,
+ * which is when the consumer may need a wake-up; last itself when last was
+ * queued already (the caller dies: cb_debug.c).
  */
-static inline bool quiesce_cb_queue_append(struct quiesce_cb_queue *q,
-					   struct quiesce_rcu_head *first,
-					   struct quiesce_rcu_head *last)
+static inline struct quiesce_rcu_head *quiesce_cb_queue_append(struct quiesce_cb_queue *q,
+							       struct quiesce_rcu_head *first,
+							       struct quiesce_rcu_head *last)
 {
 	struct quiesce_rcu_head *prev;
 
@@ -79,13 +80,13 @@ static inline bool quiesce_cb_queue_append(struct quiesce_cb_queue *q,
 	 * the consumer that follows this link with an acquire load.
 	 */
 	__atomic_store_n(&prev->next, first, __ATOMIC_RELEASE);
-	return prev == &q->head;
+	return prev;
 }
 
 /*
  * Appends cb, with callback func, to a queue whose only appender is the
  * caller (a thread's own queue), writing the node after the exchange (see
- * the top of this file).  Returns as quiesce_cb_queue_append().
+ * the top of this file).  Returns true when the queue was empty before.
  */
 static inline bool quiesce_cb_queue_append_own(struct quiesce_cb_queue *q,
 					       struct quiesce_rcu_head *cb,

@@ -5,13 +5,16 @@
  * second call_rcu() on a head whose callback has not run corrupt the
  * queue in silence.  Two checks here:
  *
- * - In every build, for one load: a head that is still the last one its
- *   queue holds (the calling thread's own queue for the default domain,
- *   the shared one for the others) is being queued again.  A queue's tail
- *   stops naming a head when the callback thread takes the queue, before
- *   the callback runs, so this never misfires, but it sees only the
- *   repeat that comes before anything else is queued behind the head
- *   (call_rcu(h) twice in a row, or two threads racing on one head).
+ * - In every build, for next to nothing: a head that is still the last
+ *   one its queue holds is being queued again.  For the default domain's
+ *   per-thread queues a load of the tail tells, a line that only the
+ *   calling thread and the callback thread write; for a shared queue the
+ *   append's exchange tells, as it returns the head itself.  A queue's
+ *   tail stops naming a head when the callback thread takes the queue,
+ *   before the callback runs, so this never misfires, but it sees only
+ *   the repeat that comes before anything else is queued behind the head
+ *   (call_rcu(h) twice in a row; on a shared queue, also two threads
+ *   racing on one head).
  * - With QUIESCE_DEBUG_CALLBACKS=1 (read once, when the library is
  *   loaded): every queued head, in every domain, is recorded in a set
  *   until its callback is about to run, and queuing a recorded head dies
@@ -123,7 +126,9 @@ void quiesce_cb_queued_twice(struct quiesce_rcu_head *head,
 {
 	char old[96];
 
-	if ((uintptr_t)old_func < QUIESCE_FREE_RCU_OFFSET_LIMIT)
+	if (!old_func)
+		snprintf(old, sizeof(old), "QUIESCE_DEBUG_CALLBACKS=1 names its callback");
+	else if ((uintptr_t)old_func < QUIESCE_FREE_RCU_OFFSET_LIMIT)
 		snprintf(old, sizeof(old), "by free_rcu(), for the object %lu bytes before the head",
 			 (unsigned long)(uintptr_t)old_func - 1);
 	else

@@ -28,8 +28,8 @@ void quiesce_cb_debug_queue(struct quiesce_rcu_head *head,
 void quiesce_cb_debug_run(struct quiesce_rcu_head *head);
 
 /*
- * Dies for head, found queued already (with old_func) on a domain of the
- * given kind; for the check every build makes (the head is still the
+ * Dies for head, found queued already (with old_func, or NULL when not
+ * known) on a domain of the given kind; for the check every build makes (the head is still the
  * last of its queue) as for the recorded heads.
  */
 QUIESCE_COLD QUIESCE_NORETURN void quiesce_cb_queued_twice(struct quiesce_rcu_head *head,

@@ -800,6 +800,7 @@ void quiesce_cb_domain_call(struct quiesce_cb_domain *cbd, struct quiesce_rcu_he
 	struct cb_counter *self = &counter_self;
 	struct count_slot *slot = slot_of(self, cbd);
 	bool slot_held = QUIESCE_LOAD(&slot->cbd) == cbd;
+	struct quiesce_rcu_head *prev;
 	unsigned calls;
 
 	if (QUIESCE_UNLIKELY(!func))
@@ -814,18 +815,25 @@ void quiesce_cb_domain_call(struct quiesce_cb_domain *cbd, struct quiesce_rcu_he
 	}
 	if (QUIESCE_UNLIKELY(!slot_held))
 		slot_held = take_slot(self, slot, cbd);
-	/* Before head is written: see quiesce_call_rcu(). */
-	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&cbd->shared.tail) == head))
-		quiesce_cb_queued_twice(head, head->func, cbd->gp->ops->kind);
 	if (QUIESCE_UNLIKELY(quiesce_cb_debug_on))
 		quiesce_cb_debug_queue(head, func, cbd->gp->ops->kind);
 	head->func = func;
+	prev = quiesce_cb_queue_append(&cbd->shared, head, head);
+	/*
+	 * head was the tail already: queued twice in a row (cb_debug.c).  Told
+	 * by the exchange, not by a load of the tail before it, which would
+	 * fetch the line that other callers write once more.  The loop just
+	 * linked dies with the process, long before a grace period lets the
+	 * callback thread follow it.
+	 */
+	if (QUIESCE_UNLIKELY(prev == head))
+		quiesce_cb_queued_twice(head, NULL, cbd->gp->ops->kind);
 	/*
 	 * Sequentially consistent, with the append's exchange before it: the
 	 * callback thread stores SLEEPING, then rechecks the queue; either it
 	 * sees this callback or this load sees SLEEPING.
 	 */
-	if (quiesce_cb_queue_append(&cbd->shared, head, head) &&
+	if (prev == &cbd->shared.head &&
 	    __atomic_load_n(&cbd->state, __ATOMIC_SEQ_CST) != QUIESCE_CB_WORKER_RUNNING)
 		quiesce_cb_wake_worker(cbd);
 	if (QUIESCE_UNLIKELY(!slot_held)) {
