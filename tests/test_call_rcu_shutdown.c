@@ -332,10 +332,10 @@ static void test_worker_exit_defers(void)
 
 /*
  * fork() while the shutdown joins the thread: its prepare handlers take
- * defer's registry lock, then (call_rcu.c's) every start_lock.  This
- * handler, registered before defer's first use, runs between the two and
- * lets the fork go on once the shutdown has asked the thread to stop, so
- * that the thread's exit, which takes the registry lock, waits for the fork.
+ * defer's registry lock, then call_rcu.c's locks.  This handler,
+ * registered before defer's first use, runs between the two and lets the
+ * fork go on once the shutdown has asked the thread to stop, so that the
+ * thread's exit, which takes the registry lock, waits for the fork.
  */
 static atomic_bool fork_held, fork_in_prepare;
 

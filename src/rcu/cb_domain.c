@@ -97,9 +97,9 @@
  * destroy() and exit(); then it lets go of the lock and joins the thread.
  * What the thread does last must not wait for that join: a callback that
  * queues while the stop goes on, the thread's exit handing its partial
- * defer_rcu() blocks to call_rcu() (under defer.c's registry lock), a
- * fork() being prepared (it holds that registry lock, then takes every
- * start_lock).  No waker wakes or starts a thread that is STOPPING or GONE.
+ * defer_rcu() blocks to call_rcu() (under defer.c's registry lock, which a
+ * fork() being prepared holds).  No waker wakes or starts a thread that is
+ * STOPPING or GONE.
  * After the join, shutdown stores ABSENT, then looks at the batches, the
  * queues and the requests (a barrier's harvest, a poll's grace period),
  * and starts a thread if anything is left: the store-buffer pattern of
@@ -113,15 +113,23 @@
  * each domain's pending callbacks get to run (within a bound), then its
  * thread stops, so that no callback runs while the rest of exit() tears
  * the process down; the list's lock is not held meanwhile (run_at_exit()).
- * Around fork() every domain's locks are held, so that the child never
- * copies them in mid-update; the child has no callback thread and drops
- * the parent's batches (they run in the parent), the forking thread keeps
- * its counting slots, emptied (the counts were of the parent's callbacks),
- * and a grace period that start_poll asked for is still asked for: the
- * child's first poll of it starts a thread (quiesce_cb_domain_poll()).  A
- * callback must not fork(): its child, a copy of the callback thread
- * without the batches it was running, dies with a message as soon as the
- * callback returns there (one that execs first is not affected).
+ * Around fork() the list is held whole, but not the domains' own locks: a
+ * program may have a domain per CPU, and ThreadSanitizer stops a thread
+ * that holds more than 64 locks.  Nothing the child keeps needs them.  It
+ * has no callback thread and drops the parent's batches (they run in the
+ * parent), so it makes the rest anew, the two locks and the condition
+ * included (another thread of the parent may have been inside them at
+ * fork()): of a domain it keeps its place on the list, whether exit() or
+ * destroy() made its thread GONE, and poll_target, each one word, stored
+ * whole.  A grace period that start_poll asked for is still asked for: the
+ * child's first poll of it starts a thread (quiesce_cb_domain_poll()).  So
+ * that the remaking reaches every lock in use, a thread lists a domain
+ * before it first takes either lock (ensure_listed()).  The forking thread
+ * keeps its counting slots, emptied (the counts were of the parent's
+ * callbacks).  A callback must not fork(): its child, a copy of the
+ * callback thread without the batches it was running, dies with a message
+ * as soon as the callback returns there (one that execs first is not
+ * affected).
  */
 #include "rcu/cb_domain.h"
 
@@ -194,9 +202,10 @@ static void init_progress_cond(struct quiesce_cb_domain *cbd)
 
 /*
  * Puts the domain on the list (once), making its progress condition: every
- * thread that waits on or signals it calls this first (the domain's first
- * user may be a waiter, and the default domain's callers queue without it).
- * Not under the domain's start_lock (fork order).
+ * thread that takes either of its locks, or waits on or signals the
+ * condition, calls this first (the domain's first user may be a waiter, and
+ * the default domain's callers queue without it; fork() remakes the locks
+ * of the listed domains).
  */
 static void ensure_listed(struct quiesce_cb_domain *cbd)
 {
@@ -1085,6 +1094,7 @@ void quiesce_cb_domain_shutdown(struct quiesce_cb_domain *cbd, const char *call)
 {
 	forbid(cbd, call);
 	quiesce_cb_domain_barrier(cbd, call);
+	ensure_listed(cbd);	/* before its lock (see "Exit and fork") */
 	pthread_mutex_lock(&cbd->start_lock);
 	/* Callbacks and requests that came meanwhile restart it (stop_worker()). */
 	if (worker_alive(state_after_stop(cbd, 0)))
@@ -1101,6 +1111,7 @@ void quiesce_cb_domain_destroy(struct quiesce_cb_domain *cbd)
 	if (quiesce_cb_domain_pending(cbd))
 		quiesce_die("destroying a %s domain with callbacks pending: "
 			    "wait for them with its barrier first", cbd->gp->ops->kind);
+	ensure_listed(cbd);	/* before its lock (see "Exit and fork") */
 	pthread_mutex_lock(&cbd->start_lock);
 	if (worker_alive(state_after_stop(cbd, 0)))
 		stop_worker(cbd, QUIESCE_CB_WORKER_GONE, 0);
@@ -1190,20 +1201,16 @@ static void run_at_exit(void)
 }
 
 /*
- * fork(): the list, then each domain's start_lock and lock, in list order,
- * then the counters' list (a callback thread that exit() or a stop joins
- * takes it as it ends), then the debugging set's leaf locks (cb_debug.c);
- * the enqueue side (call_rcu.c) takes its own lock after these.  The
- * counters' own locks are not held: in the child only the forking
+ * fork(): the list, then the counters' list (a callback thread that exit()
+ * or a stop joins takes it as it ends), then the debugging set's leaf locks
+ * (cb_debug.c); the enqueue side (call_rcu.c) takes its own lock after
+ * these.  Not the domains' locks, which the child makes anew (see "Exit and
+ * fork" at the top), nor the counters' own: in the child only the forking
  * thread's counter remains, and it held none.
  */
 void quiesce_cb_domains_prepare_fork(void)
 {
 	pthread_mutex_lock(&domains_lock);
-	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed) {
-		pthread_mutex_lock(&cbd->start_lock);
-		pthread_mutex_lock(&cbd->lock);
-	}
 	pthread_mutex_lock(&counters_lock);
 	quiesce_cb_debug_prepare_fork();
 }
@@ -1212,10 +1219,6 @@ void quiesce_cb_domains_parent_after_fork(void)
 {
 	quiesce_cb_debug_parent_after_fork();
 	pthread_mutex_unlock(&counters_lock);
-	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed) {
-		pthread_mutex_unlock(&cbd->lock);
-		pthread_mutex_unlock(&cbd->start_lock);
-	}
 	pthread_mutex_unlock(&domains_lock);
 }
 
@@ -1238,7 +1241,12 @@ void quiesce_cb_domains_child_after_fork(void)
 	pthread_mutex_unlock(&counters_lock);
 	pthread_cond_init(&exit_stopped, NULL);
 	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed) {
-		/* Waiters of the parent's have no thread here, nor a stop under way. */
+		/*
+		 * Their holders and waiters, the parent's other threads, are
+		 * not here, nor is a stop under way.
+		 */
+		pthread_mutex_init(&cbd->lock, NULL);
+		pthread_mutex_init(&cbd->start_lock, NULL);
 		init_progress_cond(cbd);
 		cbd->exit_stopping = false;
 		if (cbd->state != QUIESCE_CB_WORKER_GONE)
@@ -1253,8 +1261,6 @@ void quiesce_cb_domains_child_after_fork(void)
 		memset(&cbd->stats, 0, sizeof(cbd->stats));
 		if (!cbd->source)
 			quiesce_cb_queue_init(&cbd->shared);
-		pthread_mutex_unlock(&cbd->lock);
-		pthread_mutex_unlock(&cbd->start_lock);
 	}
 	pthread_mutex_unlock(&domains_lock);
 }
