@@ -500,7 +500,8 @@ int check_each_lib_thread(void (*visit)(const char *tid, const char *name, void 
 		if (strncmp(name, "quiesce-", 8) != 0)
 			continue;
 		name[strcspn(name, "\n")] = '\0';
-		visit(e->d_name, name, arg);
+		if (visit)
+			visit(e->d_name, name, arg);
 		found++;
 	}
 	closedir(d);

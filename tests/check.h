@@ -104,8 +104,9 @@ int check_allowed_cpus(void);
 bool check_under_valgrind(void);
 
 /*
- * Calls visit() with the thread id and name of each of the library's own
- * threads of this process (named "quiesce-..."); returns how many.
+ * Calls visit() (unless NULL) with the thread id and name of each of the
+ * library's own threads of this process (named "quiesce-..."); returns how
+ * many.
  */
 int check_each_lib_thread(void (*visit)(const char *tid, const char *name, void *arg),
 			  void *arg);

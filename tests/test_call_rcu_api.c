@@ -247,10 +247,6 @@ static void exit_inside_reader(void *unused)
 	exit(0);
 }
 
-static void no_visit(const char *tid, const char *name, void *arg)
-{
-}
-
 static bool wait_for_cb_thread_at_exit;
 
 /*
@@ -265,7 +261,7 @@ __attribute__((destructor)) static void wait_for_cb_thread_end(void)
 	if (!wait_for_cb_thread_at_exit)
 		return;
 	/* Woken by exit()'s stop of the idle callback thread (cb_domain.c). */
-	while (check_each_lib_thread(no_visit, NULL) > 0) {
+	while (check_each_lib_thread(NULL, NULL) > 0) {
 		if (check_now_ns() > deadline) {
 			fprintf(stderr, "the callback thread did not end after exit() stopped it\n");
 			_exit(1);
