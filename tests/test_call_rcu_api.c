@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <quiesce/call_rcu_worker.h>
 #include <quiesce/rcu.h>
 
 #include "check.h"
@@ -296,6 +297,35 @@ static void exit_with_stuck_reader(void *unused)
 	exit(0);
 }
 
+/*
+ * exit() while another thread holds a reader forever, with callbacks
+ * pending on the default domain, on STUCK_WORKERS RCU workers and on a
+ * QSBR worker.  The RCU threads share one bound, are left to stop on their
+ * own (no join, no "still busy") and are reported in one line; the QSBR
+ * one, whose grace periods nobody holds, runs its callback meanwhile,
+ * though exit() comes to it last (the list puts the newest domain first).
+ */
+#define STUCK_WORKERS 6
+
+static void say_qsbr_ran(struct rcu_head *head)
+{
+	fprintf(stderr, "the QSBR worker's callback ran\n");
+}
+
+static void exit_with_stuck_reader_many_threads(void *unused)
+{
+	static struct rcu_head head, qsbr_head, heads[STUCK_WORKERS];
+
+	check_hold_reader();
+	quiesce_call_rcu_on(quiesce_call_rcu_worker_create(QUIESCE_CB_QSBR, -1), &qsbr_head,
+			    say_qsbr_ran);
+	for (int i = 0; i < STUCK_WORKERS; i++)
+		quiesce_call_rcu_on(quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, -1), &heads[i],
+				    say_ran);
+	call_rcu(&head, say_ran);
+	exit(0);
+}
+
 static void exit_printing_stats(void *unused)
 {
 	atomic_ulong ran = 0;
@@ -324,6 +354,8 @@ static void check_exit(void (*fn)(void *), const char *expect, bool callback_run
 		CHECK(!strstr(err, expect + 1), "exit output has \"%s\": %s", expect + 1, err);
 	else if (expect)
 		CHECK(strstr(err, expect), "exit output lacks \"%s\": %s", expect, err);
+	/* A thread that has run its callbacks ends; one that cannot is not joined. */
+	CHECK(!strstr(err, "still busy"), "exit joined a callback thread in vain: %s", err);
 	CHECK((strstr(err, "callback ran at exit") != NULL) == callback_runs,
 	      "the pending callback %s at exit: %s", callback_runs ? "did not run" : "ran", err);
 }
@@ -353,6 +385,10 @@ int main(void)
 	check_exit(exit_inside_reader, "!still pending", false);
 	check_exit(exit_inside_reader_idle, NULL, true);
 	check_exit(exit_with_stuck_reader, "still pending", false);
+	/* The QSBR callback runs within the bound; the one line follows it. */
+	check_exit(exit_with_stuck_reader_many_threads,
+		   "the QSBR worker's callback ran\nquiesce: exit: RCU callbacks still pending "
+		   "after 1000 ms on 7 callback threads", false);
 	check_exit(exit_printing_stats, "callbacks queued 1, invoked 1, pending 0", false);
 	printf("call_rcu api: all checks passed\n");
 	return 0;

@@ -110,9 +110,11 @@
  * the state) until the shutdown has ended its stop, then looks again.
  *
  * Exit and fork: every domain that was ever used is on a list.  At exit()
- * each domain's pending callbacks get to run (within a bound), then its
- * thread stops, so that no callback runs while the rest of exit() tears
- * the process down; the list's lock is not held meanwhile (run_at_exit()).
+ * the domains' pending callbacks get to run, side by side and within one
+ * bound for them all, then their threads stop, so that no callback runs
+ * while the rest of exit() tears the process down; a thread whose
+ * callbacks wait for a grace period held up past the bound is left to
+ * stop on its own.  The list's lock is not held meanwhile (run_at_exit()).
  * Around fork() the list is held whole, but not the domains' own locks: a
  * program may have a domain per CPU, and ThreadSanitizer stops a thread
  * that holds more than 64 locks.  Nothing the child keeps needs them.  It
@@ -1138,35 +1140,65 @@ void quiesce_cb_domain_destroy(struct quiesce_cb_domain *cbd)
 }
 
 /*
- * exit(): lets one domain's pending callbacks run (within a bound), then
- * stops its thread.  Inside a critical section (of the domain, or of the
- * default one), or on a callback thread, it cannot wait for anything.
+ * exit(): every domain's pending callbacks get to run, all of them within
+ * one bound (QUIESCE_CB_EXIT_WAIT_NS), however many domains there are (a
+ * program may have one per CPU); then the threads stop.  Inside a
+ * critical section (of a domain, or of the default one), or on a callback
+ * thread, it cannot wait for anything.
  */
-static void stop_at_exit(struct quiesce_cb_domain *cbd, bool may_wait)
+struct exit_run {
+	bool may_wait;
+	uint64_t deadline_ns;		/* of every domain's wait */
+	unsigned stuck;			/* domains left with callbacks pending */
+	const char *stuck_kind;		/* their kind, or NULL when they differ */
+};
+
+/* How long a thread that has run its callbacks gets to end, past the deadline. */
+#define EXIT_JOIN_GRACE_NS 100000000u
+
+/* A domain left with callbacks pending: counted for exit()'s one warning. */
+static void note_stuck(struct exit_run *run, const char *kind)
 {
-	uint64_t deadline = quiesce_now_ns() + QUIESCE_CB_EXIT_WAIT_NS;
+	if (!run->stuck++)
+		run->stuck_kind = kind;
+	else if (run->stuck_kind && strcmp(run->stuck_kind, kind))
+		run->stuck_kind = NULL;
+}
+
+/*
+ * Each domain in turn: its callbacks run, or the bound has passed; it
+ * stops.  The threads of the domains after it run their callbacks
+ * meanwhile, as they always do.
+ */
+static void stop_at_exit(struct quiesce_cb_domain *cbd, struct exit_run *run)
+{
+	bool may_wait = run->may_wait && !caller_holds_gp(cbd);
+	uint64_t join_by;
 	int state;
 
 	pthread_mutex_lock(&cbd->start_lock);
-	state = may_wait ? state_after_stop(cbd, deadline) : QUIESCE_LOAD(&cbd->state);
+	state = may_wait ? state_after_stop(cbd, run->deadline_ns) : QUIESCE_LOAD(&cbd->state);
 	if (state == QUIESCE_CB_WORKER_ABSENT || state == QUIESCE_CB_WORKER_GONE) {
 		QUIESCE_STORE(&cbd->state, QUIESCE_CB_WORKER_GONE);
 	} else if (state == QUIESCE_CB_WORKER_STOPPING) {
 		/* It stops on its own; the shutdown joining it leaves it stopped. */
 		ask_worker_to_stop(cbd, QUIESCE_CB_WORKER_GONE);
-	} else if (!may_wait) {
+	} else if (!may_wait ||
+		   (!wait_for_harvest(cbd, run->deadline_ns) && quiesce_cb_domain_pending(cbd))) {
 		/*
-		 * It stops on its own, and nobody will join it: GONE is for
-		 * good, and shutdown and destroy() join only a live thread.
+		 * It cannot run what it holds now (a grace period is held
+		 * up), and stops on its own once it can.  Nobody will join
+		 * it: GONE is for good, and shutdown and destroy() join only
+		 * a live thread.
 		 */
+		if (may_wait)
+			note_stuck(run, cbd->gp->ops->kind);
 		ask_worker_to_stop(cbd, QUIESCE_CB_WORKER_GONE);
 		pthread_detach(cbd->worker);
 	} else {
-		if (!wait_for_harvest(cbd, deadline))
-			quiesce_warn("exit: %s callbacks still pending after %u ms (a reader "
-				     "holds the grace period up?); they will not run",
-				     cbd->gp->ops->kind, QUIESCE_CB_EXIT_WAIT_NS / 1000000u);
-		if (!stop_worker(cbd, QUIESCE_CB_WORKER_GONE, deadline)) {
+		join_by = quiesce_now_ns() + EXIT_JOIN_GRACE_NS;
+		if (!stop_worker(cbd, QUIESCE_CB_WORKER_GONE,
+				 join_by > run->deadline_ns ? join_by : run->deadline_ns)) {
 			quiesce_warn("exit: the %s callback thread is still busy; exiting "
 				     "without it", cbd->gp->ops->kind);
 			/* Its join timed out; nobody else will join it (as above). */
@@ -1185,19 +1217,27 @@ static void stop_at_exit(struct quiesce_cb_domain *cbd, bool may_wait)
  */
 static void run_at_exit(void)
 {
-	bool may_wait = !on_worker && !quiesce_rcu_read_ongoing();
+	struct exit_run run = {
+		.may_wait = !on_worker && !quiesce_rcu_read_ongoing(),
+		.deadline_ns = quiesce_now_ns() + QUIESCE_CB_EXIT_WAIT_NS,
+	};
 	struct quiesce_cb_domain *cbd;
 
 	pthread_mutex_lock(&domains_lock);
 	for (cbd = domains; cbd; cbd = cbd->next_listed) {
 		cbd->exit_stopping = true;
 		pthread_mutex_unlock(&domains_lock);
-		stop_at_exit(cbd, may_wait && !caller_holds_gp(cbd));
+		stop_at_exit(cbd, &run);
 		pthread_mutex_lock(&domains_lock);
 		cbd->exit_stopping = false;
 		pthread_cond_broadcast(&exit_stopped);
 	}
 	pthread_mutex_unlock(&domains_lock);
+	if (run.stuck)
+		quiesce_warn("exit: %s callbacks still pending after %u ms on %u callback "
+			     "thread%s (a reader holds a grace period up?); they will not run",
+			     run.stuck_kind ? run.stuck_kind : "some", QUIESCE_CB_EXIT_WAIT_NS / 1000000u,
+			     run.stuck, run.stuck == 1 ? "" : "s");
 }
 
 /*
