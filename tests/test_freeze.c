@@ -325,16 +325,25 @@ static void end_level_out_of_range(void *arg)
 	freezer_end(&fz, LEVELS + 1);
 }
 
+/*
+ * The bad levels come from memory, as a program's would: a constant one
+ * makes gcc's ASan build warn about the access that the check before it
+ * never lets happen.
+ */
+static volatile int bad_level;
+
 static void level_past_array(void *arg)
 {
 	freezer_init(&fz, LEVELS);
-	freezer_start(&fz, QUIESCE_FREEZER_MAX_LEVELS);
+	bad_level = QUIESCE_FREEZER_MAX_LEVELS;
+	freezer_start(&fz, bad_level);
 }
 
 static void negative_level(void *arg)
 {
 	freezer_init(&fz, LEVELS);
-	freezer_trystart(&fz, -1);
+	bad_level = -1;
+	freezer_trystart(&fz, bad_level);
 }
 
 static void freeze_inside_work(void *arg)
