@@ -15,9 +15,11 @@
  * the object then waits for the line to come back from the reader).  Last,
  * the 2-thread throughput with a callback worker pinned to each CPU, each
  * thread queueing on its CPU's (<quiesce/call_rcu_worker.h>), against
- * liburcu's per-CPU call_rcu_data (create_all_cpu_call_rcu_data()).  Each
- * part stops at its share of the budget (with fewer callbacks than planned,
- * which a note says).
+ * liburcu's per-CPU call_rcu_data (create_all_cpu_call_rcu_data()).  Then
+ * rcu_barrier() over 16 callback threads of the program's (a machine's
+ * worth of per-CPU workers), a callback pending on each, against liburcu's
+ * over 16 call_rcu_data.  Each part stops at its share of the budget (with
+ * fewer callbacks than planned, which a note says).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -137,13 +139,14 @@ struct enqueuer {
 
 /*
  * Shares of the budget: throughput (1 and 2 threads), flood, latency, call
- * cost, per-CPU throughput.
+ * cost, per-CPU throughput, barrier over workers.
  */
 #define THROUGHPUT_SHARE 0.25
-#define FLOOD_SHARE 0.3
+#define FLOOD_SHARE 0.25
 #define LATENCY_SHARE 0.2
 #define CALL_COST_SHARE 0.15
 #define PER_CPU_SHARE 0.1
+#define BARRIER_SHARE 0.05
 /* Calls each caller times, per repetition (at most). */
 #define CALL_COST_CALLS 200000
 
@@ -564,6 +567,112 @@ static void per_cpu_throughput(const struct qb_options *opt, uint64_t start)
 #endif
 }
 
+/* The barrier row's callback threads, and the most rounds it times a repetition. */
+#define BARRIER_WORKERS 16
+#define MAX_BARRIER_ROUNDS 1000
+
+static struct quiesce_call_rcu_worker *workers[BARRIER_WORKERS];
+
+static void make_workers(int n)
+{
+	for (int i = 0; i < n; i++)
+		workers[i] = quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, -1);
+}
+
+static void queue_on(int i, void *obj)
+{
+	quiesce_call_rcu_on(workers[i], (struct rcu_head *)obj, free_object);
+}
+
+static void drop_workers(int n)
+{
+	for (int i = 0; i < n; i++)
+		quiesce_call_rcu_worker_destroy(workers[i]);
+}
+
+static const struct qb_cb_workers quiesce_workers = {
+	.name = "quiesce workers",
+	.register_thread = quiesce_rcu_register_thread,
+	.unregister_thread = quiesce_rcu_unregister_thread,
+	.make = make_workers,
+	.queue_on = queue_on,
+	.barrier = quiesce_rcu_barrier,	/* waits for the workers too */
+	.drop = drop_workers,
+};
+
+static const struct qb_cb_workers *const barrier_flavors[] = {
+	&quiesce_workers,
+#ifdef QUIESCE_HAVE_URCU
+	&qb_urcu_call_rcu_workers,
+#endif
+};
+#define BARRIER_FLAVORS (sizeof(barrier_flavors) / sizeof(barrier_flavors[0]))
+
+struct barrier_run {
+	const struct qb_cb_workers *workers;
+	uint64_t deadline;
+	int rounds;
+	double median_us;
+};
+
+/* A callback on each thread, then the barrier: the median round, in us. */
+static void *barrier_rounds(void *arg)
+{
+	struct barrier_run *run = arg;
+	double lat[MAX_BARRIER_ROUNDS];
+	int n = 0;
+
+	run->workers->register_thread();
+	do {
+		uint64_t t0 = qb_now_ns();
+
+		for (int i = 0; i < BARRIER_WORKERS; i++)
+			run->workers->queue_on(i, malloc(QB_CB_OBJECT_BYTES));
+		run->workers->barrier();
+		lat[n++] = (double)(qb_now_ns() - t0) / 1000.0;
+	} while (n < MAX_BARRIER_ROUNDS && qb_now_ns() < run->deadline);
+	run->workers->unregister_thread();
+	run->rounds = n;
+	qsort(lat, (size_t)n, sizeof(lat[0]), compare_doubles);
+	run->median_us = lat[n / 2];
+	return NULL;
+}
+
+static void barrier_over_workers(const struct qb_options *opt, uint64_t start)
+{
+	const int runs = (int)BARRIER_FLAVORS * opt->repetitions;
+	const double base = THROUGHPUT_SHARE + FLOOD_SHARE + LATENCY_SHARE + CALL_COST_SHARE +
+			    PER_CPU_SHARE;
+	const char *metric = "barrier, 16 threads";
+	int run_index = 0;
+
+	for (size_t f = 0; f < BARRIER_FLAVORS; f++) {
+		const struct qb_cb_workers *w = barrier_flavors[f];
+		double lat[opt->repetitions];
+		int rounds = 0;
+
+		qb_progress(EXPERIMENT ": %s, %s", w->name, metric);
+		w->make(BARRIER_WORKERS);
+		for (int r = 0; r < opt->repetitions; r++) {
+			struct barrier_run run = {
+				.workers = w,
+				.deadline = qb_deadline(opt, start,
+							base + BARRIER_SHARE * ++run_index / runs),
+			};
+
+			qb_run_threads(1, barrier_rounds, &run, sizeof(run));
+			lat[r] = run.median_us;
+			rounds += run.rounds;
+		}
+		w->drop(BARRIER_WORKERS);
+		qb_record(EXPERIMENT, w->name, metric, "us", lat, opt->repetitions);
+		qb_note("%d rounds in %d repetitions", rounds, opt->repetitions);
+	}
+#ifdef QUIESCE_HAVE_URCU
+	qb_ratio(EXPERIMENT, metric, quiesce_workers.name, qb_urcu_call_rcu_workers.name, "<= 1.0");
+#endif
+}
+
 static void run_call_rcu(const struct qb_options *opt)
 {
 	uint64_t start = qb_now_ns();
@@ -580,8 +689,10 @@ static void run_call_rcu(const struct qb_options *opt)
 		call_costs(opt, part, start);
 	qb_heading("2 threads, each queueing on a worker of its own CPU");
 	per_cpu_throughput(opt, start);
+	qb_heading("a callback on each of %d callback threads, then rcu_barrier()", BARRIER_WORKERS);
+	barrier_over_workers(opt, start);
 }
 
 QB_EXPERIMENT(call_rcu_experiment, .name = EXPERIMENT,
-	      .title = "call_rcu() end to end (callbacks/s, rcu_barrier included), flood memory, latency and call cost, vs liburcu",
+	      .title = "call_rcu() end to end (callbacks/s, rcu_barrier included), flood memory, latency, call cost, barrier over 16 workers, vs liburcu",
 	      .order = 120, .run = run_call_rcu);

@@ -24,6 +24,21 @@ struct qb_cb_flavor {
 	void (*teardown)(void);
 };
 
+/*
+ * Callback threads made by the program, each queued on by its index (the
+ * barrier row: a barrier must wait for every one of them).
+ */
+struct qb_cb_workers {
+	const char *name;
+	void (*register_thread)(void);
+	void (*unregister_thread)(void);
+	void (*make)(int n);
+	/* Queues obj on thread i, for qb_cb_free() after a grace period. */
+	void (*queue_on)(int i, void *obj);
+	void (*barrier)(void);
+	void (*drop)(int n);
+};
+
 /* Frees an object; the flavors' callbacks call it. */
 void qb_cb_free(void *obj);
 
@@ -32,6 +47,8 @@ extern const struct qb_cb_flavor qb_quiesce_call_rcu;
 extern const struct qb_cb_flavor qb_urcu_call_rcu;
 /* liburcu's per-CPU call_rcu_data (create_all_cpu_call_rcu_data()). */
 extern const struct qb_cb_flavor qb_urcu_call_rcu_per_cpu;
+/* call_rcu_data of liburcu's own (create_call_rcu_data()). */
+extern const struct qb_cb_workers qb_urcu_call_rcu_workers;
 #endif
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * liburcu's call_rcu (memb flavor) as two call-rcu flavors: on its default
  * callback thread, and on per-CPU call_rcu_data (a worker pinned to each
- * CPU, made and freed around the row).  Only liburcu's headers here: its
- * names clash with quiesce's.
+ * CPU, made and freed around the row); and call_rcu_data of the program's
+ * own, for the barrier row.  Only liburcu's headers here: its names clash
+ * with quiesce's.
  */
 #define _LGPL_SOURCE
 #include <urcu/urcu-memb.h>
@@ -45,4 +46,38 @@ const struct qb_cb_flavor qb_urcu_call_rcu_per_cpu = {
 	.barrier = urcu_memb_barrier,
 	.setup = make_per_cpu,
 	.teardown = urcu_memb_free_all_cpu_call_rcu_data,
+};
+
+#define MAX_WORKERS 64
+
+static struct call_rcu_data *workers[MAX_WORKERS];
+
+static void make_workers(int n)
+{
+	for (int i = 0; i < n && i < MAX_WORKERS; i++)
+		workers[i] = urcu_memb_create_call_rcu_data(0, -1);
+}
+
+/* call_rcu() queues on the calling thread's call_rcu_data. */
+static void queue_on(int i, void *obj)
+{
+	urcu_memb_set_thread_call_rcu_data(workers[i]);
+	urcu_memb_call_rcu((struct rcu_head *)obj, free_object);
+}
+
+static void drop_workers(int n)
+{
+	urcu_memb_set_thread_call_rcu_data(NULL);
+	for (int i = 0; i < n && i < MAX_WORKERS; i++)
+		urcu_memb_call_rcu_data_free(workers[i]);
+}
+
+const struct qb_cb_workers qb_urcu_call_rcu_workers = {
+	.name = "liburcu call_rcu_data",
+	.register_thread = urcu_memb_register_thread,
+	.unregister_thread = urcu_memb_unregister_thread,
+	.make = make_workers,
+	.queue_on = queue_on,
+	.barrier = urcu_memb_barrier,
+	.drop = drop_workers,
 };
