@@ -12,10 +12,10 @@
  * count malloc() and the callbacks' free() too), on 1 and 2 threads, and on
  * 1 thread whose objects another thread has just read, as an updater's are
  * when it reclaims what it just unpublished (the call's first store into
- * the object then waits for the line to come back from the reader).  Last,
+ * the object then waits for the line to come back from the reader).  Then
  * the 2-thread throughput with a callback worker pinned to each CPU, each
  * thread queueing on its CPU's (<quiesce/call_rcu_worker.h>), against
- * liburcu's per-CPU call_rcu_data (create_all_cpu_call_rcu_data()).  Then
+ * liburcu's per-CPU call_rcu_data (create_all_cpu_call_rcu_data()).  Last,
  * rcu_barrier() over 16 callback threads of the program's (a machine's
  * worth of per-CPU workers), a callback pending on each, against liburcu's
  * over 16 call_rcu_data.  Each part stops at its share of the budget (with

@@ -385,7 +385,10 @@ int main(void)
 	check_exit(exit_inside_reader, "!still pending", false);
 	check_exit(exit_inside_reader_idle, NULL, true);
 	check_exit(exit_with_stuck_reader, "still pending", false);
-	/* The QSBR callback runs within the bound; the one line follows it. */
+	/*
+	 * The QSBR callback runs within the bound; the one line, for the
+	 * STUCK_WORKERS (6) workers and call_rcu()'s thread, follows it.
+	 */
 	check_exit(exit_with_stuck_reader_many_threads,
 		   "the QSBR worker's callback ran\nquiesce: exit: RCU callbacks still pending "
 		   "after 1000 ms on 7 callback threads", false);
