@@ -293,6 +293,13 @@ static void flood(const struct qb_options *opt, uint64_t start)
 /* Latencies measured at most per repetition. */
 #define MAX_LATENCIES 1000
 
+/* The median of n > 0 latencies, which it sorts. */
+static double median_of(double *lat, int n)
+{
+	qsort(lat, (size_t)n, sizeof(lat[0]), compare_doubles);
+	return lat[n / 2];
+}
+
 struct latency_run {
 	const struct qb_cb_flavor *flavor;
 	uint64_t deadline;
@@ -324,8 +331,7 @@ static void *callback_latency(void *arg)
 	} while (n < MAX_LATENCIES && qb_now_ns() < run->deadline);
 	run->flavor->unregister_thread();
 	run->calls = n;
-	qsort(lat, (size_t)n, sizeof(lat[0]), compare_doubles);
-	run->median_us = lat[n / 2];
+	run->median_us = median_of(lat, n);
 	return NULL;
 }
 
@@ -567,9 +573,8 @@ static void per_cpu_throughput(const struct qb_options *opt, uint64_t start)
 #endif
 }
 
-/* The barrier row's callback threads, and the most rounds it times a repetition. */
+/* The barrier row's callback threads. */
 #define BARRIER_WORKERS 16
-#define MAX_BARRIER_ROUNDS 1000
 
 static struct quiesce_call_rcu_worker *workers[BARRIER_WORKERS];
 
@@ -619,7 +624,7 @@ struct barrier_run {
 static void *barrier_rounds(void *arg)
 {
 	struct barrier_run *run = arg;
-	double lat[MAX_BARRIER_ROUNDS];
+	double lat[MAX_LATENCIES];
 	int n = 0;
 
 	run->workers->register_thread();
@@ -630,11 +635,10 @@ static void *barrier_rounds(void *arg)
 			run->workers->queue_on(i, malloc(QB_CB_OBJECT_BYTES));
 		run->workers->barrier();
 		lat[n++] = (double)(qb_now_ns() - t0) / 1000.0;
-	} while (n < MAX_BARRIER_ROUNDS && qb_now_ns() < run->deadline);
+	} while (n < MAX_LATENCIES && qb_now_ns() < run->deadline);
 	run->workers->unregister_thread();
 	run->rounds = n;
-	qsort(lat, (size_t)n, sizeof(lat[0]), compare_doubles);
-	run->median_us = lat[n / 2];
+	run->median_us = median_of(lat, n);
 	return NULL;
 }
 
