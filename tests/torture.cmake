@@ -61,6 +61,7 @@ endforeach()
 # the fork control without proving anything: it runs in the plain build.
 set(QT_CONTROLS rcu-busted-cookie:120s:delay:cookie rcu-busted-stall:120s:stall:stall-missing
   call-rcu-busted-barrier:120s:delay:callback call-rcu-busted-lost:120s:delay:callback
+  call-rcu-busted-twice:120s:delay:callback
   "rwsem-busted-writers:120s:delay:exclusion|data" rwsem-busted-unshared:3s:delay:sharing
   rcuhash-busted-walk:120s:delay:hash)
 if(QUIESCE_SANITIZE STREQUAL "")

@@ -152,14 +152,15 @@
 
 /* How long callbacks gather before a normal grace period (see the top). */
 #define GATHER_NS 1000000u
-/* The busted control's share of dropped callbacks. */
-#define CB_LOST_EVERY 64
+/* The busted controls' share of callbacks dropped, or run twice. */
+#define CB_BUSTED_EVERY 64
 
 bool quiesce_test_busted_call_rcu;
 bool quiesce_test_call_rcu_no_throttle;
 bool quiesce_test_busted_cb_forget;
 bool quiesce_test_busted_cb_pending;
 bool quiesce_test_busted_cb_lost;
+bool quiesce_test_busted_cb_twice;
 bool quiesce_test_busted_barrier;
 bool quiesce_test_slow_harvest;
 
@@ -255,12 +256,21 @@ static bool caller_holds_gp(struct quiesce_cb_domain *cbd)
 	return cbd->gp->ops->caller_holds && cbd->gp->ops->caller_holds(cbd->gp);
 }
 
-/* Whether the busted control drops this callback: one in CB_LOST_EVERY (not free_rcu()'s). */
-static bool busted_drop(void)
+/*
+ * Runs a callback (not free_rcu()'s) under the busted controls: one in
+ * CB_BUSTED_EVERY is dropped (lost) or runs twice in a row.
+ */
+static void run_busted(struct quiesce_rcu_head *cb, void (*func)(struct quiesce_rcu_head *),
+		       bool lost)
 {
 	static unsigned tick;
+	bool picked = __atomic_add_fetch(&tick, 1, __ATOMIC_RELAXED) % CB_BUSTED_EVERY == 0;
 
-	return __atomic_add_fetch(&tick, 1, __ATOMIC_RELAXED) % CB_LOST_EVERY == 0;
+	if (picked && lost)
+		return;
+	func(cb);
+	if (picked)
+		func(cb);
 }
 
 /* Runs a batch's callbacks in order; returns how many. */
@@ -268,6 +278,7 @@ static uint64_t invoke(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *li
 {
 	struct quiesce_rcu_head *cb = list->first, *next;
 	bool busted_lost = QUIESCE_LOAD(&quiesce_test_busted_cb_lost);
+	bool busted = busted_lost || QUIESCE_LOAD(&quiesce_test_busted_cb_twice);
 	uint64_t n = 0;
 
 	do {
@@ -280,8 +291,10 @@ static uint64_t invoke(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *li
 			quiesce_cb_debug_run(cb);
 		if ((uintptr_t)func < QUIESCE_FREE_RCU_OFFSET_LIMIT)
 			free_rcu_object(cb, (uintptr_t)func);
-		else if (QUIESCE_LIKELY(!busted_lost) || !busted_drop())
+		else if (QUIESCE_LIKELY(!busted))
 			func(cb);
+		else
+			run_busted(cb, func, busted_lost);
 		/* Before anything else: the child's batches are gone (see the top). */
 		if (QUIESCE_UNLIKELY(forked_in_callback))
 			callback_forked(func);

@@ -230,6 +230,8 @@ extern bool quiesce_test_busted_cb_forget;
 extern bool quiesce_test_busted_cb_pending;
 /* Test-only: one callback in 64 (not free_rcu()'s) is dropped, never run ("busted"). */
 extern bool quiesce_test_busted_cb_lost;
+/* Test-only: one callback in 64 (not free_rcu()'s) runs twice in a row ("busted"). */
+extern bool quiesce_test_busted_cb_twice;
 /* Test-only: rcu_barrier() does not wait for the callback workers ("busted"). */
 extern bool quiesce_test_busted_barrier;
 /*

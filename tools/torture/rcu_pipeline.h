@@ -75,6 +75,7 @@ struct rcu_elem {
 	struct rcu_writer *owner;	/* call-rcu: the writer that removed it */
 	struct rcu_head head;		/* call-rcu */
 	bool queued;			/* call-rcu: its callback is pending */
+	unsigned long queued_cookie;	/* call-rcu: polled grace-period state at its call */
 };
 
 struct quiesce_call_rcu_worker;

@@ -10,10 +10,13 @@
  * call rcu_barrier(), which must
  * wait for the workers too, and check that every callback they queued
  * before it has run; at the end, every element must have come through.
- * Evicted elements are freed with free_rcu().  Busted, callbacks run
- * without waiting for a grace period, on the workers too; busted
- * "barrier", rcu_barrier() forgets the workers; busted "lost", callbacks
- * go missing.
+ * Evicted elements are freed with free_rcu().  Each callback checks that
+ * a grace period has passed since its call (the polled state taken just
+ * before it).  Busted, callbacks run without waiting for a grace period,
+ * on the workers too; busted "barrier", rcu_barrier() forgets the workers;
+ * busted "lost", callbacks go missing; busted "twice", a callback runs
+ * twice in a row, and the second run finds no grace period since the call
+ * that the first one made.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -38,6 +41,8 @@ static const struct torture_control controls[] = {
 	  .flag = &quiesce_test_busted_barrier },
 	{ .name = "lost", .doc = "one callback in 64 is dropped, never run",
 	  .flag = &quiesce_test_busted_cb_lost },
+	{ .name = "twice", .doc = "one callback in 64 runs twice in a row",
+	  .flag = &quiesce_test_busted_cb_twice },
 	{ .name = NULL },
 };
 
@@ -69,6 +74,9 @@ static void setup(struct torture_run *run)
 
 static void queue(struct rcu_elem *e, void (*func)(struct rcu_head *head))
 {
+	struct rcu_pipeline *p = e->owner->run->state;
+
+	e->queued_cookie = p->domain->get_state(p);
 	if (e->owner->cb_worker)
 		quiesce_call_rcu_on(e->owner->cb_worker, &e->head, func);
 	else
@@ -95,6 +103,12 @@ static void elem_callback(struct rcu_head *head)
 
 	if (!e->queued) {
 		torture_violation(w->run, TV_CALLBACK, "the callback of %#lx ran twice", e->seq);
+		return;
+	}
+	if (!p->domain->poll_state(p, e->queued_cookie)) {
+		torture_violation(w->run, TV_CALLBACK,
+				  "the callback of %#lx ran before a grace period had passed since "
+				  "its call", e->seq);
 		return;
 	}
 	e->queued = false;
