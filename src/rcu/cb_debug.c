@@ -31,8 +31,9 @@
  * fork handler holds more than one (all, in index order), so that the
  * child never copies a table in mid-update.  The child empties them, as
  * it drops the parent's callbacks (cb_domain.c: "Exit and fork").  Few
- * shards, then: the fork handler already holds two locks per domain, and
- * ThreadSanitizer tracks at most 64 held by one thread.
+ * shards, then: the fork handler holds them all beside the library's
+ * other fork locks, and ThreadSanitizer tracks at most 64 held by one
+ * thread.
  */
 #include "rcu/cb_debug.h"
 
