@@ -63,7 +63,7 @@ set(QT_CONTROLS rcu-busted-cookie:120s:delay:cookie rcu-busted-stall:120s:stall:
   call-rcu-busted-barrier:120s:delay:callback call-rcu-busted-lost:120s:delay:callback
   call-rcu-busted-twice:120s:delay:callback
   "rwsem-busted-writers:120s:delay:exclusion|data" rwsem-busted-unshared:3s:delay:sharing
-  rcuhash-busted-walk:120s:delay:hash)
+  rcuhash-busted-walk:120s:delay:hash rcuhash-busted-again:120s:delay:hash)
 if(QUIESCE_SANITIZE STREQUAL "")
   list(APPEND QT_CONTROLS rcu-busted-fork:6s:fork:fork-child)
 endif()

@@ -83,7 +83,7 @@ struct quiesce_rcuhash {
 	struct rcuhash_stripe stripes[RCUHASH_STRIPES];
 };
 
-/* Test-only: deliberately broken resizes, which the checkers must catch. */
+/* Test-only: deliberately broken resizes and walks, which the checkers must catch. */
 enum rcuhash_busted {
 	RCUHASH_BUSTED_NONE,
 	RCUHASH_BUSTED_FREE_EARLY,	/* old arrays poisoned with no grace period */
@@ -92,6 +92,7 @@ enum rcuhash_busted {
 	RCUHASH_BUSTED_ALLOC_LOCKED,	/* a resize's array allocated under resize_lock, in a section */
 	RCUHASH_BUSTED_SHRINK_ORDER,	/* a shrink moves the first interval of a group first */
 	RCUHASH_BUSTED_UNGUARDED_WALK,	/* a walk lets resizes move nodes under it */
+	RCUHASH_BUSTED_WALK_AGAIN,	/* a walk goes through one chain in 64 twice */
 };
 extern int quiesce_test_busted_rcuhash;
 /* Test-only: called where an updater allocates a resize's array, just after. */

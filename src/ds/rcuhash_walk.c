@@ -35,6 +35,27 @@ static bool busted_walk(void)
 	return QUIESCE_LOAD(&quiesce_test_busted_rcuhash) == RCUHASH_BUSTED_UNGUARDED_WALK;
 }
 
+/*
+ * The busted control "again": at the end of the chain of every 64th bucket
+ * the walk goes through that chain once more, so it returns each of the
+ * chain's nodes twice.  again_bucket, the bucket array slot gone through a
+ * second time, keeps that to once: cleared when the walk leaves it.
+ */
+static __thread const void *again_bucket;
+
+static bool busted_again(struct rcuhash_table *t, size_t bucket)
+{
+	if (QUIESCE_LIKELY(QUIESCE_LOAD(&quiesce_test_busted_rcuhash) !=
+			   RCUHASH_BUSTED_WALK_AGAIN) || bucket % 64 != 0)
+		return false;
+	if (again_bucket == &t->buckets[bucket]) {
+		again_bucket = NULL;
+		return false;
+	}
+	again_bucket = &t->buckets[bucket];
+	return true;
+}
+
 unsigned quiesce_rcuhash_own_walks(const struct quiesce_rcuhash *ht)
 {
 	unsigned n = 0;
@@ -77,6 +98,10 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_walk_next(struct quiesce_rcuhash_wa
 		quiesce_die("rcuhash_walk_next() on a walk that has been stopped");
 	rcuhash_check_reader(walk->ht, "rcuhash_walk_next()");
 	while (!rcuhash_is_node(node)) {
+		if (QUIESCE_UNLIKELY(busted_again(t, walk->bucket))) {
+			node = quiesce_rcu_dereference(t->buckets[walk->bucket]);
+			continue;
+		}
 		if (walk->bucket == t->mask) {
 			walk->next = NULL;
 			return NULL;

@@ -11,7 +11,8 @@
  * wrong key (freed), and a stable key missing from a lookup or a walk, or
  * any key returned twice by a walk (hash).  Busted, a resize unlinks each
  * node it moves from the old chain before linking it into the new one;
- * busted "walk", walks let resizes run under them.
+ * busted "walk", walks let resizes run under them; busted "again", a walk
+ * returns the nodes of one chain in 64 twice.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -69,11 +70,19 @@ static void set_busted_walk(bool on)
 		      on ? RCUHASH_BUSTED_UNGUARDED_WALK : RCUHASH_BUSTED_NONE);
 }
 
+static void set_busted_again(bool on)
+{
+	QUIESCE_STORE(&quiesce_test_busted_rcuhash,
+		      on ? RCUHASH_BUSTED_WALK_AGAIN : RCUHASH_BUSTED_NONE);
+}
+
 static const struct torture_control controls[] = {
 	{ .name = "", .doc = "a node a resize moves leaves its old chain before joining its new one",
 	  .set = set_busted },
 	{ .name = "walk", .doc = "walks hold no resize off: nodes move between chains under them",
 	  .set = set_busted_walk },
+	{ .name = "again", .doc = "a walk goes through the chain of every 64th bucket twice",
+	  .set = set_busted_again },
 	{ .name = NULL },
 };
 
