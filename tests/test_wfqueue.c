@@ -556,8 +556,10 @@ static void hold_cut(void)
 
 /*
  * A wait that outlasts the stall timeout says so, once, in both windows
- * (quiesce/link_wait.h): in a child, with a timeout of 20 ms, whose stderr
- * the parent reads.  The child's stderr is a file until then, read back to
+ * (quiesce/link_wait.h): in a child, with a timeout of 20 ms set by
+ * quiesce_rcu_set_stall_timeout_ms() (the environment's hour must not be
+ * the one the header-only wait reads: the library is linked here), whose
+ * stderr the parent reads.  The child's stderr is a file until then, read back to
  * hold each cut until its wait has warned: a fixed hold failed when the
  * consumer had not slept 20 times in it (a loaded machine).  Without the
  * warning the child hangs, and CHECK_HANG_MS ends it.
@@ -603,7 +605,10 @@ static void cut_waits_warn_child(void *arg)
 	(void)arg;
 	CHECK(log && parent_err >= 0 && dup2(fileno(log), STDERR_FILENO) >= 0,
 	      "stderr to a file");
-	setenv("QUIESCE_STALL_TIMEOUT_MS", "20", 1);
+	setenv("QUIESCE_STALL_TIMEOUT_MS", "3600000", 1);
+	quiesce_rcu_set_stall_timeout_ms(20);
+	CHECK(quiesce_link_wait_timeout_ms() == 20, "the link wait's timeout: %llu ms",
+	      (unsigned long long)quiesce_link_wait_timeout_ms());
 	quiesce_wfcq_init(&h, &t);
 	cut_enqueue(&h, &t, &h.node, &n[0], hold_cut_until_warned);
 	synchronize_rcu();

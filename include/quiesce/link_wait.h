@@ -15,9 +15,14 @@
  * steps, or interrupted there by a signal handler that then waits on the
  * same queue or stack) leaves the wait without end.  So a wait that has
  * slept for the stall timeout says so on stderr, once: the grace periods'
- * timeout, QUIESCE_STALL_TIMEOUT_MS (21000 when unset or 0), read from the
- * environment at the wait's first sleep (quiesce_rcu_set_stall_timeout_ms()
- * is the library's and does not reach these header-only waits).
+ * timeout (quiesce/rcu.h), read at the wait's first sleep.  A program that
+ * links libquiesce gets it from the library, where
+ * quiesce_rcu_set_stall_timeout_ms() or QUIESCE_STALL_TIMEOUT_MS set it;
+ * one that uses only these header-only structures links no library, and
+ * its waits read QUIESCE_STALL_TIMEOUT_MS (21000 when unset or 0).  The
+ * library's getter is reached through a weak reference, null where the
+ * library is not linked (static, so the getter's own symbol stays strong
+ * wherever this header is included).
  *
  * Header-only, as liburcu's queues and stacks are, so that a program using
  * only these structures links no quiesce library; the waits are cold and
@@ -30,6 +35,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -62,16 +68,24 @@ QUIESCE_HEADER_COLD void quiesce_link_wait_warn(const struct quiesce_link_wait *
 		ms, w->link);
 }
 
+QUIESCE_API uint64_t quiesce_rcu_stall_timeout_ms(void);
+static __typeof__(quiesce_rcu_stall_timeout_ms) quiesce_link_wait_library_timeout_ms
+	__attribute__((__weakref__("quiesce_rcu_stall_timeout_ms")));
+
 /*
- * QUIESCE_STALL_TIMEOUT_MS as the library reads it: a number of ms, the
- * default when unset, 0 or not a number.
+ * The library's timeout when it is linked; else QUIESCE_STALL_TIMEOUT_MS
+ * as the library reads it: a number of ms, the default when unset, 0 or
+ * not a number.
  */
-static inline unsigned long quiesce_link_wait_timeout_ms(void)
+static inline uint64_t quiesce_link_wait_timeout_ms(void)
 {
-	const char *env = getenv("QUIESCE_STALL_TIMEOUT_MS");
+	const char *env;
 	char *end;
 	unsigned long ms;
 
+	if (quiesce_link_wait_library_timeout_ms)
+		return quiesce_link_wait_library_timeout_ms();
+	env = getenv("QUIESCE_STALL_TIMEOUT_MS");
 	if (!env || !*env)
 		return QUIESCE_LINK_WAIT_WARN_MS_DEFAULT;
 	ms = strtoul(env, &end, 10);
@@ -88,10 +102,14 @@ static inline void quiesce_link_wait_step(struct quiesce_link_wait *w)
 	} else if (attempt < QUIESCE_LINK_WAIT_FIRST_SLEEP) {
 		(void)sched_yield();
 	} else {
-		if (attempt == QUIESCE_LINK_WAIT_FIRST_SLEEP)
-			w->warn_at = attempt + quiesce_link_wait_timeout_ms();
-		else if (attempt == w->warn_at)
+		if (attempt == QUIESCE_LINK_WAIT_FIRST_SLEEP) {
+			uint64_t ms = quiesce_link_wait_timeout_ms();
+
+			/* A timeout past the step count's range: never reached. */
+			w->warn_at = ms < ~0UL - attempt ? attempt + ms : ~0UL;
+		} else if (attempt == w->warn_at) {
 			quiesce_link_wait_warn(w, attempt - QUIESCE_LINK_WAIT_FIRST_SLEEP);
+		}
 		(void)poll(NULL, 0, 1);
 	}
 }

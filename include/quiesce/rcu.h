@@ -374,7 +374,10 @@ QUIESCE_API void quiesce_rcu_get_stats(struct quiesce_rcu_stats *out);
  * default; one longer than about 146 years (UINT64_MAX among them) is
  * never reached.  The handler replaces the printer; NULL restores it.  A
  * percpu_rw_semaphore writer that waits that long for readers is reported
- * on the same schedule (percpu_rwsem.h), on stderr, not to the handler.
+ * on the same schedule (percpu_rwsem.h), on stderr, not to the handler,
+ * and so is a queue or stack consumer that waits that long for a
+ * producer's link (link_wait.h), once.  quiesce_rcu_stall_timeout_ms()
+ * says the timeout in effect.
  */
 enum quiesce_rcu_stall_phase {
 	QUIESCE_RCU_STALL_READER,	/* a reader is inside a critical section */
@@ -400,6 +403,7 @@ struct quiesce_rcu_stall {
 };
 typedef void (*quiesce_rcu_stall_handler_fn)(const struct quiesce_rcu_stall *stall);
 QUIESCE_API void quiesce_rcu_set_stall_timeout_ms(uint64_t ms);
+QUIESCE_API uint64_t quiesce_rcu_stall_timeout_ms(void);
 QUIESCE_API void quiesce_rcu_set_stall_handler(quiesce_rcu_stall_handler_fn fn);
 
 #ifndef QUIESCE_NO_SHORT_NAMES

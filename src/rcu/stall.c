@@ -67,6 +67,13 @@ void quiesce_rcu_set_stall_timeout_ms(uint64_t ms)
 	QUIESCE_STORE(&stall_timeout_ms, ms ? ms : DEFAULT_STALL_TIMEOUT_MS);
 }
 
+/* Also the header-only link waits' timeout, when linked (quiesce/link_wait.h). */
+uint64_t quiesce_rcu_stall_timeout_ms(void)
+{
+	set_up_timeout();
+	return QUIESCE_LOAD(&stall_timeout_ms);
+}
+
 void quiesce_rcu_set_stall_handler(quiesce_rcu_stall_handler_fn fn)
 {
 	__atomic_store_n(&stall_handler, fn, __ATOMIC_RELEASE);

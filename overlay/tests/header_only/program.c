@@ -7,7 +7,8 @@
  * and including a flavor's or the hash table's header costs nothing until
  * one of their functions is called.  The overlay must keep that: this
  * program is linked with no quiesce library (the build is the first half
- * of the test) and then runs each structure once, single-threaded.
+ * of the test) and then runs each structure once, single-threaded, and
+ * checks that the queues' link wait takes its timeout from the environment.
  */
 #define _LGPL_SOURCE
 #include <stdio.h>
@@ -138,6 +139,17 @@ int main(void)
 	    CMM_LOAD_SHARED(counter) != 5)
 		return fail("uatomic");
 	cds_lfht_node_init(&a.table);
+	/*
+	 * A queue or stack consumer that waits that long for a link warns: with
+	 * no library linked (its getter's weak reference is null), the
+	 * timeout is the environment's.
+	 */
+	setenv("QUIESCE_STALL_TIMEOUT_MS", "1234", 1);
+	if (quiesce_link_wait_timeout_ms() != 1234)
+		return fail("the link wait's timeout from QUIESCE_STALL_TIMEOUT_MS");
+	unsetenv("QUIESCE_STALL_TIMEOUT_MS");
+	if (quiesce_link_wait_timeout_ms() != QUIESCE_LINK_WAIT_WARN_MS_DEFAULT)
+		return fail("the link wait's default timeout");
 	puts("header_only: the header-only parts ran with no quiesce library");
 	return 0;
 }
