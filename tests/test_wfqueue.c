@@ -557,9 +557,10 @@ static void hold_cut(void)
 /*
  * A wait that outlasts the stall timeout says so, once, in both windows
  * (quiesce/link_wait.h): in a child, with a timeout of 20 ms set by
- * quiesce_rcu_set_stall_timeout_ms() (the environment's hour must not be
- * the one the header-only wait reads: the library is linked here), whose
- * stderr the parent reads.  The child's stderr is a file until then, read back to
+ * quiesce_rcu_set_stall_timeout_ms(), whose stderr the parent reads.
+ * QUIESCE_STALL_TIMEOUT_MS says an hour there: with the library linked,
+ * the header-only wait must take the library's setting, not read the
+ * environment.  The child's stderr is a file until then, read back to
  * hold each cut until its wait has warned: a fixed hold failed when the
  * consumer had not slept 20 times in it (a loaded machine).  Without the
  * warning the child hangs, and CHECK_HANG_MS ends it.
