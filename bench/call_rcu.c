@@ -574,13 +574,11 @@ static void per_cpu_throughput(const struct qb_options *opt, uint64_t start)
 }
 
 /* The barrier row's callback threads. */
-#define BARRIER_WORKERS 16
+static struct quiesce_call_rcu_worker *workers[QB_CB_WORKERS];
 
-static struct quiesce_call_rcu_worker *workers[BARRIER_WORKERS];
-
-static void make_workers(int n)
+static void make_workers(void)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < QB_CB_WORKERS; i++)
 		workers[i] = quiesce_call_rcu_worker_create(QUIESCE_CB_RCU, -1);
 }
 
@@ -589,9 +587,9 @@ static void queue_on(int i, void *obj)
 	quiesce_call_rcu_on(workers[i], (struct rcu_head *)obj, free_object);
 }
 
-static void drop_workers(int n)
+static void drop_workers(void)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < QB_CB_WORKERS; i++)
 		quiesce_call_rcu_worker_destroy(workers[i]);
 }
 
@@ -631,7 +629,7 @@ static void *barrier_rounds(void *arg)
 	do {
 		uint64_t t0 = qb_now_ns();
 
-		for (int i = 0; i < BARRIER_WORKERS; i++)
+		for (int i = 0; i < QB_CB_WORKERS; i++)
 			run->workers->queue_on(i, malloc(QB_CB_OBJECT_BYTES));
 		run->workers->barrier();
 		lat[n++] = (double)(qb_now_ns() - t0) / 1000.0;
@@ -656,7 +654,7 @@ static void barrier_over_workers(const struct qb_options *opt, uint64_t start)
 		int rounds = 0;
 
 		qb_progress(EXPERIMENT ": %s, %s", w->name, metric);
-		w->make(BARRIER_WORKERS);
+		w->make();
 		for (int r = 0; r < opt->repetitions; r++) {
 			struct barrier_run run = {
 				.workers = w,
@@ -668,7 +666,7 @@ static void barrier_over_workers(const struct qb_options *opt, uint64_t start)
 			lat[r] = run.median_us;
 			rounds += run.rounds;
 		}
-		w->drop(BARRIER_WORKERS);
+		w->drop();
 		qb_record(EXPERIMENT, w->name, metric, "us", lat, opt->repetitions);
 		qb_note("%d rounds in %d repetitions", rounds, opt->repetitions);
 	}
@@ -693,7 +691,7 @@ static void run_call_rcu(const struct qb_options *opt)
 		call_costs(opt, part, start);
 	qb_heading("2 threads, each queueing on a worker of its own CPU");
 	per_cpu_throughput(opt, start);
-	qb_heading("a callback on each of %d callback threads, then rcu_barrier()", BARRIER_WORKERS);
+	qb_heading("a callback on each of %d callback threads, then rcu_barrier()", QB_CB_WORKERS);
 	barrier_over_workers(opt, start);
 }
 

@@ -25,18 +25,19 @@ struct qb_cb_flavor {
 };
 
 /*
- * Callback threads made by the program, each queued on by its index (the
- * barrier row: a barrier must wait for every one of them).
+ * QB_CB_WORKERS callback threads made by the program, each queued on by
+ * its index (the barrier row: a barrier must wait for every one of them).
  */
+#define QB_CB_WORKERS 16
 struct qb_cb_workers {
 	const char *name;
 	void (*register_thread)(void);
 	void (*unregister_thread)(void);
-	void (*make)(int n);
+	void (*make)(void);
 	/* Queues obj on thread i, for qb_cb_free() after a grace period. */
 	void (*queue_on)(int i, void *obj);
 	void (*barrier)(void);
-	void (*drop)(int n);
+	void (*drop)(void);
 };
 
 /* Frees an object; the flavors' callbacks call it. */

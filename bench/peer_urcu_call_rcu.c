@@ -48,13 +48,11 @@ const struct qb_cb_flavor qb_urcu_call_rcu_per_cpu = {
 	.teardown = urcu_memb_free_all_cpu_call_rcu_data,
 };
 
-#define MAX_WORKERS 64
+static struct call_rcu_data *workers[QB_CB_WORKERS];
 
-static struct call_rcu_data *workers[MAX_WORKERS];
-
-static void make_workers(int n)
+static void make_workers(void)
 {
-	for (int i = 0; i < n && i < MAX_WORKERS; i++)
+	for (int i = 0; i < QB_CB_WORKERS; i++)
 		workers[i] = urcu_memb_create_call_rcu_data(0, -1);
 }
 
@@ -65,10 +63,10 @@ static void queue_on(int i, void *obj)
 	urcu_memb_call_rcu((struct rcu_head *)obj, free_object);
 }
 
-static void drop_workers(int n)
+static void drop_workers(void)
 {
 	urcu_memb_set_thread_call_rcu_data(NULL);
-	for (int i = 0; i < n && i < MAX_WORKERS; i++)
+	for (int i = 0; i < QB_CB_WORKERS; i++)
 		urcu_memb_call_rcu_data_free(workers[i]);
 }
 
