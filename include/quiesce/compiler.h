@@ -76,8 +76,42 @@
 #define QUIESCE_LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define QUIESCE_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
+/*
+ * Standalone fences, one function an order.  Under ThreadSanitizer gcc
+ * warns at every fence (-Wtsan: the tool does not model them; the places
+ * where it must see an order use an ordered access instead, under
+ * QUIESCE_TSAN).  The fence stays for the hardware, and these functions
+ * keep the warning inside the header, so that a program built with
+ * -fsanitize=thread -Werror that calls an inline function of ours still
+ * builds (overlay/tests/fence_usage.c).  Inlined always: each is one
+ * instruction at most, on the read side of the mb domain among others.
+ */
+#if defined(QUIESCE_TSAN) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#define QUIESCE_QUIET_TSAN_FENCES 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+static inline __attribute__((__always_inline__)) void quiesce_fence_seq_cst(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline __attribute__((__always_inline__)) void quiesce_fence_acquire(void)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
+static inline __attribute__((__always_inline__)) void quiesce_fence_release(void)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+#ifdef QUIESCE_QUIET_TSAN_FENCES
+#pragma GCC diagnostic pop
+#undef QUIESCE_QUIET_TSAN_FENCES
+#endif
+
 /* Orders earlier stores before later loads: the one fence x86 pays for. */
-#define quiesce_fence_store_load() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define quiesce_fence_store_load() quiesce_fence_seq_cst()
 
 /*
  * After a sequentially consistent read-modify-write: makes it a full
@@ -89,7 +123,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #define quiesce_fence_after_rmw() quiesce_compiler_barrier()
 #else
-#define quiesce_fence_after_rmw() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define quiesce_fence_after_rmw() quiesce_fence_seq_cst()
 #endif
 
 static inline void quiesce_cpu_relax(void)

@@ -195,7 +195,7 @@ static inline bool quiesce_ref_put(struct quiesce_ref *ref, void (*release)(stru
 	if (QUIESCE_UNLIKELY(old <= 0))
 		quiesce_ref_misused(ref, QUIESCE_REF_PUT_BELOW_ZERO, old);
 	/* Pairs with every other holder's release decrement above. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	quiesce_fence_acquire();
 	release(ref);
 	return true;
 }

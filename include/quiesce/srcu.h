@@ -255,7 +255,7 @@ static inline void quiesce_srcu_read_unlock(struct quiesce_srcu_struct *ss, int 
 	 * sums of unlocks and locks (src/rcu/srcu.c).  No instruction on
 	 * x86-64.
 	 */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	quiesce_fence_release();
 	quiesce_srcu_count_inc(&slot->count[2 + idx]);
 	/*
 	 * A grace period waits only for the index readers are not taking.

@@ -87,7 +87,7 @@ static bool match_tramp(const struct quiesce_rcuhash_node *n, const void *arg)
  */
 static inline void full_barrier(void)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	quiesce_fence_seq_cst();
 }
 
 /* Whether the caller is a reader of the table's RCU. */

@@ -340,7 +340,7 @@ restart:
 		 * MOVED that ended the walk, so that the future array and the
 		 * nodes moved into it are seen.
 		 */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		quiesce_fence_acquire();
 		t = quiesce_rcu_dereference(t->future);
 	} while (QUIESCE_UNLIKELY(t != NULL));
 	return NULL;

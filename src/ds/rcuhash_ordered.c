@@ -275,7 +275,7 @@ scan(struct scan *s, enum scan_visit visit, const struct quiesce_rcuhash_node *f
 			p = quiesce_rcu_dereference(*bucket);
 		}
 		/* Acquire: as in lookup(), pairs with the move's (m3) or MOVED release. */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		quiesce_fence_acquire();
 		t = quiesce_rcu_dereference(t->future);
 	} while (QUIESCE_UNLIKELY(t != NULL));
 }

@@ -259,7 +259,7 @@ static long readers_inside(struct quiesce_percpu_rwsem *sem)
 	 * that left on the fast path the grace period's release/acquire does
 	 * the same.
 	 */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	quiesce_fence_acquire();
 	sum = quiesce_percpu_count_sum(sem->read_locks) - unlocks;
 	if (sum < 0)
 		quiesce_die("percpu_down_write() found a reader count of %ld: "

@@ -260,7 +260,7 @@ static long readers_inside(struct quiesce_srcu_struct *ss, unsigned i, bool all_
 	 * Acquire: pairs with the release fence before each unlock's add, so
 	 * that the lock of every unlock counted above is counted below.
 	 */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	quiesce_fence_acquire();
 	locks = count_of(ss, i, all_threads);
 	if (all_threads)
 		pthread_mutex_unlock(&quiesce_registry_lock);
@@ -569,12 +569,12 @@ void quiesce_srcu_read_unlock_slow(struct quiesce_srcu_struct *ss, int idx)
 	/* As in srcu_read_unlock(), and the same look afterwards. */
 	if (QUIESCE_LOAD(&slot->ss) == ss) {
 		/* A signal handler claimed the slot since the fast path looked. */
-		__atomic_thread_fence(__ATOMIC_RELEASE);
+		quiesce_fence_release();
 		quiesce_srcu_count_inc(&slot->count[2 + idx]);
 	} else {
 		if (!record_close(ss, st, idx))
 			QUIESCE_STORE(&st->handed_off, true);
-		__atomic_thread_fence(__ATOMIC_RELEASE);
+		quiesce_fence_release();
 		quiesce_percpu_count_add(UNLOCKS(ss, idx), 1);
 	}
 	if (QUIESCE_LOAD(&ss->writer_sleeping) && (unsigned)idx != (QUIESCE_LOAD(&ss->idx) & 1))
@@ -641,7 +641,7 @@ static bool slots_show_hand_off(struct quiesce_srcu_struct *ss)
 			 * unlock's add, so that the slot's own locks that
 			 * precede those unlocks are in the load below.
 			 */
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			quiesce_fence_acquire();
 			if (unlocks > slot_count(e->srcu_slots, ss, i))
 				shown = true;
 		}

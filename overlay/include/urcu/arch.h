@@ -51,9 +51,9 @@
 #endif
 #define CONFIG_HAVE_MEM_COHERENCY 1
 
-#define cmm_smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define cmm_smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
-#define cmm_smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+#define cmm_smp_mb() quiesce_fence_seq_cst()
+#define cmm_smp_rmb() quiesce_fence_acquire()
+#define cmm_smp_wmb() quiesce_fence_release()
 #define cmm_smp_mc() cmm_barrier()
 #define cmm_smp_rmc() cmm_barrier()
 #define cmm_smp_wmc() cmm_barrier()
