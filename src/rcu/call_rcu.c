@@ -121,7 +121,7 @@ void quiesce_call_rcu(struct quiesce_rcu_head *head, void (*func)(struct quiesce
 	 */
 	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&self->queue.tail) == head))
 		quiesce_cb_queued_twice(head, head->func, "RCU");
-	if (QUIESCE_UNLIKELY(quiesce_cb_debug_on))
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_cb_debug_on)))
 		quiesce_cb_debug_queue(head, func, "RCU");
 	/* Relaxed atomic: quiesce_call_rcu_get_stats() reads it. */
 	QUIESCE_STORE(&self->queued, self->queued + 1);

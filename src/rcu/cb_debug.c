@@ -68,7 +68,7 @@ static struct shard shards[SHARDS] = {
 
 QUIESCE_CONSTRUCTOR(STATS_AND_CALL_RCU) static void cb_debug_init(void)
 {
-	quiesce_cb_debug_on = quiesce_env_flag("QUIESCE_DEBUG_CALLBACKS");
+	QUIESCE_STORE(&quiesce_cb_debug_on, quiesce_env_flag("QUIESCE_DEBUG_CALLBACKS"));
 }
 
 /* Heads are aligned: every bit of the address is mixed into the hash. */

@@ -13,7 +13,9 @@
 
 /*
  * Whether QUIESCE_DEBUG_CALLBACKS=1 was set when the library was loaded:
- * then every queued head is recorded until its callback runs.
+ * then every queued head is recorded until its callback runs.  Relaxed
+ * atomic: a program's constructor that runs before the library's may have
+ * started a callback thread, which reads it while the constructor sets it.
  */
 extern bool quiesce_cb_debug_on;
 

@@ -287,7 +287,7 @@ static uint64_t invoke(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *li
 		/* Read before the callback frees cb. */
 		next = cb == list->last ? NULL : quiesce_cb_queue_next(cb);
 		/* Before: the callback may queue cb again. */
-		if (QUIESCE_UNLIKELY(quiesce_cb_debug_on))
+		if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_cb_debug_on)))
 			quiesce_cb_debug_run(cb);
 		if ((uintptr_t)func < QUIESCE_FREE_RCU_OFFSET_LIMIT)
 			free_rcu_object(cb, (uintptr_t)func);
@@ -839,7 +839,7 @@ void quiesce_cb_domain_call(struct quiesce_cb_domain *cbd, struct quiesce_rcu_he
 	}
 	if (QUIESCE_UNLIKELY(!slot_held))
 		slot_held = take_slot(self, slot, cbd);
-	if (QUIESCE_UNLIKELY(quiesce_cb_debug_on))
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_cb_debug_on)))
 		quiesce_cb_debug_queue(head, func, cbd->gp->ops->kind);
 	head->func = func;
 	prev = quiesce_cb_queue_append(&cbd->shared, head, head);
