@@ -1,7 +1,3 @@
-# call_rcu tests: the fork test and the stats-at-exit test after a constructor's
-# call_rcu() cannot run under ThreadSanitizer and say so with exit status 77.
-set_tests_properties(test_call_rcu_fork PROPERTIES SKIP_RETURN_CODE 77)
-set_tests_properties(test_stats_at_exit_early PROPERTIES SKIP_RETURN_CODE 77)
 # A head queued twice: the repeat in a row in every build, any repeat with
 # the debugging set; and the stress test with the set recording every head.
 add_test(NAME test_call_rcu_twice_debug COMMAND test_call_rcu_twice)

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 #define CHECK(cond, ...)                                                     \
 	do {                                                                 \
@@ -63,7 +64,14 @@ void check_wait_until(bool (*done)(void *), void *arg, const char *what);
 void check_hold_reader(void);
 void check_release_reader(void);
 /*
- * Runs fn(arg) in a forked child.  Returns the child's exit status as
+ * fork(), flushing stdio first; fails the test if it fails.  Under
+ * ThreadSanitizer the child can start and join threads of its own
+ * (check.c says why that needs care).
+ */
+pid_t check_fork(void);
+
+/*
+ * Runs fn(arg) in a forked child (check_fork()).  Returns the child's exit status as
  * waitpid() reports it, and copies up to cap-1 bytes of what the child wrote
  * to stderr into err (NUL-terminated).  A child still running after
  * CHECK_HANG_MS is killed by SIGALRM (alarm()): it hung.

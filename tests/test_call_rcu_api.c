@@ -369,12 +369,6 @@ int main(void)
 	test_free_rcu();
 	test_shutdown_and_restart();
 
-	/*
-	 * The children below start a callback thread: stop the parent's first
-	 * (ThreadSanitizer cannot follow a thread started in a child while the
-	 * parent's still runs).
-	 */
-	quiesce_call_rcu_shutdown();
 	check_child_aborts(null_callback, NULL, "a callback function is required");
 	check_child_aborts(barrier_inside_reader, NULL, "inside an RCU read-side critical section");
 	check_child_aborts(barrier_in_callback, NULL, "called from an RCU callback");

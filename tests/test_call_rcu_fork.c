@@ -152,19 +152,8 @@ static void test_fork_under_load(void)
 	fprintf(stderr, "%d forks under load\n", forks);
 }
 
-/* tests/callbacks.cmake reports this exit status as a skip. */
-#define SKIPPED 77
-
 int main(void)
 {
-#ifdef QUIESCE_TSAN
-	/*
-	 * The children here start a callback thread while the parent's runs,
-	 * which ThreadSanitizer cannot follow; the other builds run this test.
-	 */
-	printf("call_rcu fork: skipped under ThreadSanitizer\n");
-	return SKIPPED;
-#endif
 	test_pending_stay_in_parent();
 	test_fork_under_load();
 	printf("call_rcu fork: all checks passed\n");

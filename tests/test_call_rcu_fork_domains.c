@@ -8,10 +8,6 @@
  * (a domain's lock and its condition) and ask for their threads (its
  * start_lock) while the main thread forks, and each child queues a
  * callback on every worker and waits for it.
- *
- * Under ThreadSanitizer a child starts no thread (it cannot follow a child
- * that does: test_call_rcu_fork.c), so there the children only exit, and
- * what is checked is the parent's side, fork() itself.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -60,12 +56,10 @@ static unsigned long call_every_worker(struct probe *probes)
 static void child_uses_every_worker(void *unused)
 {
 	(void)unused;
-#ifndef QUIESCE_TSAN
 	static struct probe probes[WORKERS];
 	unsigned long ran = call_every_worker(probes);
 
 	CHECK(ran == WORKERS, "the child's callbacks ran on %lu of %d workers", ran, WORKERS);
-#endif
 }
 
 static void fork_and_check(const char *parent_doing)

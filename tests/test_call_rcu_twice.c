@@ -149,7 +149,6 @@ static void test_legal_reuse(void)
 	free(many);
 }
 
-#ifndef QUIESCE_TSAN
 static struct rcu_head pending_at_fork;
 
 static void child_requeues(void *unused)
@@ -174,7 +173,6 @@ static void test_fork_child_requeues(void)
 	check_cb_release();
 	rcu_barrier();
 }
-#endif
 
 int main(void)
 {
@@ -189,10 +187,7 @@ int main(void)
 				   "by free_rcu(), for the object 8 bytes before the head");
 		check_child_aborts(twice_apart_srcu, NULL, "SRCU callback queued twice");
 	}
-#ifndef QUIESCE_TSAN
-	/* ThreadSanitizer cannot follow a child forked beside a running thread. */
 	test_fork_child_requeues();
-#endif
 	test_legal_reuse();
 	printf("call_rcu twice (%s): all checks passed\n",
 	       debugging ? "QUIESCE_DEBUG_CALLBACKS" : "every build");

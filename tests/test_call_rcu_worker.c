@@ -364,7 +364,6 @@ static void qsbr_destroy_online(void *unused)
  * A worker destroyed twice: the second call read the freed worker before
  * it looked for it among the live ones (SIGSEGV, without a word).
  */
-#ifndef QUIESCE_TSAN	/* see test_misuse() */
 static void empty_callback(struct rcu_head *head)
 {
 	(void)head;
@@ -380,7 +379,6 @@ static void destroy_twice(void *unused)
 	quiesce_call_rcu_worker_destroy(w);
 	quiesce_call_rcu_worker_destroy(w);
 }
-#endif
 
 static void thread_of_unknown_flavor(void *unused)
 {
@@ -396,16 +394,9 @@ static void test_misuse(void)
 	check_child_aborts(qsbr_destroy_online, NULL,
 			   "quiesce_call_rcu_worker_destroy() called by an online QSBR thread");
 	check_child_aborts(thread_of_unknown_flavor, NULL, "not a callback flavor");
-#ifndef QUIESCE_TSAN
-	/*
-	 * Under ThreadSanitizer the child's worker thread gets an id the
-	 * tool still holds from the parent's ('dup thread with used id').
-	 */
 	check_child_aborts(destroy_twice, NULL, "): not a live worker");
-#endif
 }
 
-#ifndef QUIESCE_TSAN
 /*
  * A worker whose thread runs in the parent has none in the child: it starts
  * one (told apart by its thread id: the child may reuse the parent
@@ -421,8 +412,7 @@ static void test_fork(void)
 
 	quiesce_call_rcu_on(w, &parent.rcu, record_and_count);
 	quiesce_call_rcu_worker_barrier(w);
-	pid = fork();
-	CHECK(pid >= 0, "fork");
+	pid = check_fork();
 	if (pid == 0) {
 		atomic_ulong ran = 0;
 		struct probe p = { .ran = &ran };
@@ -435,7 +425,6 @@ static void test_fork(void)
 	      "the child's worker ran its callback on a thread of its own");
 	quiesce_call_rcu_worker_destroy(w);
 }
-#endif
 
 int main(void)
 {
@@ -449,9 +438,7 @@ int main(void)
 	test_destroy_runs_pending();
 	test_barrier_while_workers_die();
 	test_misuse();
-#ifndef QUIESCE_TSAN
 	test_fork();
-#endif
 	printf("call_rcu workers: all checks passed\n");
 	return 0;
 }

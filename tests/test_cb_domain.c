@@ -31,12 +31,6 @@
 #include "rcu/cb_domain.h"
 #include "rcu/gp_seq.h"
 
-#ifdef QUIESCE_TSAN
-#define QUIESCE_TSAN_ON 1
-#else
-#define QUIESCE_TSAN_ON 0
-#endif
-
 struct counted {
 	struct rcu_head rcu;
 	atomic_ulong *counter;
@@ -428,9 +422,7 @@ int main(void)
 	test_destroy_forgets_counts();
 	test_throttle();
 	test_start_poll();
-	/* ThreadSanitizer cannot follow a child that starts threads again. */
-	if (!QUIESCE_TSAN_ON)
-		test_fork();
+	test_fork();
 	check_child_aborts(child_barrier_from_callback, NULL, "called from an RCU callback");
 	check_child_aborts(child_destroy_pending, NULL, "with callbacks pending");
 	check_child_aborts(child_null_func, NULL, "a callback function is required");

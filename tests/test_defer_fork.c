@@ -40,22 +40,11 @@ static void child(void *unused)
 	_exit(0);
 }
 
-/* tests/defer.cmake reports this exit status as a skip. */
-#define SKIPPED 77
-
 int main(void)
 {
 	char err[4096];
 	int status;
 
-#ifdef QUIESCE_TSAN
-	/*
-	 * The child starts a flusher and a callback thread while the parent's
-	 * run, which ThreadSanitizer cannot follow; the other builds run this.
-	 */
-	printf("defer_rcu fork: skipped under ThreadSanitizer\n");
-	return SKIPPED;
-#endif
 	/*
 	 * The flusher and the callback thread run their own code before the
 	 * fork (an ASan child would inherit the allocator locks of a thread

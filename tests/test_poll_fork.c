@@ -24,12 +24,6 @@
 
 #include "check.h"
 
-#ifdef QUIESCE_TSAN
-#define QUIESCE_TSAN_ON 1
-#else
-#define QUIESCE_TSAN_ON 0
-#endif
-
 enum domain { DOMAIN_RCU, DOMAIN_MB, DOMAIN_QSBR };
 static const char *const domain_names[] = { "RCU", "RCU-mb", "QSBR" };
 
@@ -144,14 +138,6 @@ static void test_domain(enum domain d)
 
 int main(void)
 {
-	/*
-	 * ThreadSanitizer cannot follow a child of fork() that starts
-	 * threads again (test_cb_domain.c says the same).
-	 */
-	if (QUIESCE_TSAN_ON) {
-		printf("poll fork: skipped under ThreadSanitizer\n");
-		return 0;
-	}
 	test_domain(DOMAIN_RCU);
 	test_domain(DOMAIN_MB);
 	test_domain(DOMAIN_QSBR);

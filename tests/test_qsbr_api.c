@@ -17,12 +17,6 @@
 
 #include "check.h"
 
-#ifdef QUIESCE_TSAN
-#define QUIESCE_TSAN_ON 1
-#else
-#define QUIESCE_TSAN_ON 0
-#endif
-
 /* A QSBR thread that stays online, announcing nothing, until released. */
 static struct {
 	pthread_t thread;
@@ -311,16 +305,9 @@ int main(void)
 	test_offline_while();
 	test_stall();
 	test_thread_exit_online();
-	/*
-	 * ThreadSanitizer cannot follow a child of fork() that starts
-	 * threads again (test_cb_domain.c says the same); the other builds
-	 * run these.
-	 */
-	if (!QUIESCE_TSAN_ON) {
-		test_exit_online();
-		test_fork();
-		test_stall_printed();
-	}
+	test_exit_online();
+	test_fork();
+	test_stall_printed();
 	printf("qsbr api: all checks passed\n");
 	return 0;
 }

@@ -200,7 +200,7 @@ static void child_sync_mb(void *arg)
 }
 
 /* The parent's mb reader has no thread in the child: it holds nothing there. */
-static void check_fork(void)
+static void test_fork(void)
 {
 	struct holder h;
 	char err[4096];
@@ -319,7 +319,7 @@ int main(void)
 	check_holds_only_own(MB_DOMAIN, sync_mb, sync_default);
 	check_holds_only_own(DEFAULT_DOMAIN, sync_default, sync_mb);
 	check_start_poll();
-	check_fork();
+	test_fork();
 	printf("rcu mb api: all checks passed\n");
 	return 0;
 }

@@ -353,12 +353,6 @@ int main(void)
 	CHECK(run(list_reader, list_updater, 1000) == 0, "list readers saw retired entries");
 	CHECK(run(hlist_reader, hlist_updater, 1000) == 0, "hlist readers saw retired entries");
 	clear_structures();
-	/*
-	 * The children below start a callback thread: stop the parent's first
-	 * (ThreadSanitizer cannot follow a thread started in a child while the
-	 * parent's still runs).
-	 */
-	quiesce_call_rcu_shutdown();
 	check_child_detects_violation(busted_list, NULL);
 	check_child_detects_violation(busted_hlist, NULL);
 	printf("rculist: all checks passed\n");

@@ -47,22 +47,10 @@ static void child_exits(void *arg)
 	exit(0);
 }
 
-#define SKIPPED 77
-
 int main(void)
 {
 	char err[4096];
 	int status;
-
-#ifdef QUIESCE_TSAN
-	/*
-	 * The child exits with the parent's callback thread, started in a
-	 * constructor, copied in mid-run, which ThreadSanitizer cannot follow
-	 * ("dup thread with used id"); the other builds run this test.
-	 */
-	printf("stats at exit after early use: skipped under ThreadSanitizer\n");
-	return SKIPPED;
-#endif
 
 	check_wait_until(early_done, NULL, "the constructor's callback never ran");
 	status = check_run_child(child_exits, NULL, err, sizeof(err));
