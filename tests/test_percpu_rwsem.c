@@ -14,9 +14,11 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 void check_read_window(void);
@@ -630,6 +632,59 @@ static void test_fork_holding(void)
 }
 
 /*
+ * fork() while the callback that reopens the gate holds the gate's lock
+ * (held there CALLBACK_HOLD_MS by the test hook; the main thread forks as
+ * soon as the callback is inside): the child has no callback thread to
+ * release the lock, and its writer must still get in.  The fork waited
+ * for the callback to finish (rcu_sync.c, callback_lock); before that,
+ * the child's writer waited for ever, and this test's child got SIGALRM.
+ */
+#define CALLBACK_HOLD_MS 100
+#define CHILD_WRITER_S 30
+static atomic_bool callback_inside;
+
+static void hold_reopening(struct quiesce_rcu_sync *rss)
+{
+	if (rss != &fork_sem.rss)
+		return;
+	atomic_store(&callback_inside, true);
+	check_sleep_us(CALLBACK_HOLD_MS * 1000);
+}
+
+static bool reopening_inside(void *unused)
+{
+	(void)unused;
+	return atomic_load(&callback_inside);
+}
+
+static void write_in_child(void *unused)
+{
+	(void)unused;
+	alarm(CHILD_WRITER_S);	/* SIGALRM's default action ends a writer that waits for ever */
+	percpu_down_write(&fork_sem);
+	percpu_up_write(&fork_sem);
+	percpu_free_rwsem(&fork_sem);
+}
+
+static void test_fork_while_gate_reopens(void)
+{
+	char err[4096];
+	int status;
+
+	percpu_init_rwsem(&fork_sem);
+	QUIESCE_STORE(&quiesce_test_rcu_sync_hook, hold_reopening);
+	percpu_down_write(&fork_sem);
+	percpu_up_write(&fork_sem);	/* queues the callback that reopens the gate */
+	check_wait_until(reopening_inside, NULL, "the gate's reopening callback");
+	status = check_run_child(write_in_child, NULL, err, sizeof(err));
+	QUIESCE_STORE(&quiesce_test_rcu_sync_hook, NULL);
+	CHECK(status == 0, "child forked while the gate reopened: status %#x%s, %s", status,
+	      WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM
+		      ? " (SIGALRM: its writer waited for the gate's lock)" : "", err);
+	percpu_free_rwsem(&fork_sem);
+}
+
+/*
  * A reader thread that exits holding its read lock (bad use): the writer
  * waits until the hold is released, and says so once it has waited the
  * stall timeout.  Its stderr goes to a file meanwhile; the hold is then
@@ -709,6 +764,7 @@ int main(void)
 	test_release_on_other_thread();
 	test_burst_closes_once();
 	test_fork_holding();
+	test_fork_while_gate_reopens();
 	test_writer_reports_stuck_reader();
 	check_child_aborts(up_write_unheld, NULL, "not held for write");
 	check_child_aborts(assert_unheld, NULL, "is not held for write");

@@ -52,13 +52,21 @@
 #include "locks/rcu_sync.h"
 
 bool quiesce_test_busted_rcu_sync;
+void (*quiesce_test_rcu_sync_hook)(struct quiesce_rcu_sync *rss);
 
 /*
  * Gates whose reopening callback is pending.  A fork() child gets none of
  * the parent's callbacks (call_rcu.c), so it queues these again; otherwise
- * they would stay closed in the child.  Lock order: a gate's lock, then
- * reopening_lock.
+ * they would stay closed in the child.  Lock order: callback_lock, then a
+ * gate's lock, then reopening_lock.
+ *
+ * callback_lock is held by rcu_sync_func() throughout, and across fork():
+ * the callback thread must not hold a gate's lock when the process forks.
+ * The child has no callback thread to release it: the gate would stay
+ * locked there, and the next writer of a semaphore that the forking
+ * thread may go on using (percpu_rwsem.h, fork()) would wait for ever.
  */
+static pthread_mutex_t callback_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t reopening_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct quiesce_rcu_sync_link reopening = { &reopening, &reopening };
 static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
@@ -71,14 +79,17 @@ static struct quiesce_rcu_sync *gate_of_link(struct quiesce_rcu_sync_link *link)
 					   offsetof(struct quiesce_rcu_sync, reopening));
 }
 
+/* Waits for a reopening callback under way (callback_lock, above). */
 static void reopening_prepare_fork(void)
 {
+	pthread_mutex_lock(&callback_lock);
 	pthread_mutex_lock(&reopening_lock);
 }
 
 static void reopening_parent_after_fork(void)
 {
 	pthread_mutex_unlock(&reopening_lock);
+	pthread_mutex_unlock(&callback_lock);
 }
 
 /*
@@ -90,8 +101,9 @@ static void reopening_parent_after_fork(void)
  * locked in the child, where that thread does not exist: its callback
  * would block the child's callback thread, and every callback behind it,
  * for good.  Such a gate is unusable in the child anyway; its callback is
- * left out.  The gate is not the forking thread's: rcu_sync never forks
- * while it holds a gate's lock.
+ * left out.  That thread was a user's, inside a call on the gate: not the
+ * forking thread (rcu_sync never forks while it holds a gate's lock), and
+ * not the callback thread (callback_lock).
  */
 static void reopening_child_after_fork(void)
 {
@@ -111,6 +123,7 @@ static void reopening_child_after_fork(void)
 		quiesce_call_rcu(&rss->cb_head, rcu_sync_func);
 	}
 	pthread_mutex_unlock(&reopening_lock);
+	pthread_mutex_unlock(&callback_lock);
 }
 
 static void register_fork_handlers(void)
@@ -195,7 +208,10 @@ static void rcu_sync_func(struct quiesce_rcu_head *head)
 	struct quiesce_rcu_sync *rss =
 		(struct quiesce_rcu_sync *)((char *)head - offsetof(struct quiesce_rcu_sync, cb_head));
 
+	pthread_mutex_lock(&callback_lock);
 	pthread_mutex_lock(&rss->lock);
+	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_test_rcu_sync_hook)))
+		quiesce_test_rcu_sync_hook(rss);
 	if (rss->gp_count) {
 		/*
 		 * EXIT or REPLAY -> PASSED: an updater came back before the
@@ -220,6 +236,7 @@ static void rcu_sync_func(struct quiesce_rcu_head *head)
 		reopening_done(rss);
 	}
 	pthread_mutex_unlock(&rss->lock);
+	pthread_mutex_unlock(&callback_lock);
 }
 
 /* Waits for the readers that saw IDLE (argument at the top). */

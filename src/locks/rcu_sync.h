@@ -19,4 +19,10 @@ void quiesce_rcu_sync_enter_from(struct quiesce_rcu_sync *rss, const char *call)
  */
 extern bool quiesce_test_busted_rcu_sync;
 
+/*
+ * Test-only: called by the reopening callback with the gate's lock held,
+ * before it moves the gate on (a test forks meanwhile).
+ */
+extern void (*quiesce_test_rcu_sync_hook)(struct quiesce_rcu_sync *rss);
+
 #endif
