@@ -71,10 +71,10 @@ void check_release_reader(void);
 pid_t check_fork(void);
 
 /*
- * Runs fn(arg) in a forked child (check_fork()).  Returns the child's exit status as
- * waitpid() reports it, and copies up to cap-1 bytes of what the child wrote
- * to stderr into err (NUL-terminated).  A child still running after
- * CHECK_HANG_MS is killed by SIGALRM (alarm()): it hung.
+ * Runs fn(arg) in a forked child (check_fork()).  Returns the child's exit
+ * status as waitpid() reports it, and copies up to cap-1 bytes of what the
+ * child wrote to stderr into err (NUL-terminated).  A child still running
+ * after CHECK_HANG_MS is killed by SIGALRM (alarm()): it hung.
  */
 int check_run_child(void (*fn)(void *), void *arg, char *err, size_t cap);
 

@@ -635,8 +635,8 @@ static void test_fork_holding(void)
  * fork() while the callback that reopens the gate holds the gate's lock
  * (held there CALLBACK_HOLD_MS by the test hook; the main thread forks as
  * soon as the callback is inside): the child has no callback thread to
- * release the lock, and its writer must still get in.  The fork waited
- * for the callback to finish (rcu_sync.c, callback_lock); before that,
+ * release the lock, and its writer must still get in.  fork() waits for
+ * the callback to finish (rcu_sync.c, callback_lock); without that wait
  * the child's writer waited for ever, and this test's child got SIGALRM.
  */
 #define CALLBACK_HOLD_MS 100
