@@ -25,6 +25,19 @@
 #include <stdlib.h>
 #include <sys/types.h>
 
+/*
+ * Ends the process after a failed CHECK(): exit(1), or in a child of
+ * check_fork() check_child_exit(1).
+ */
+_Noreturn void check_fail_exit(void);
+
+/*
+ * Ends a child of check_fork() whose exit status is all its parent reads (a
+ * busted control's verdict, a failure): with _exit(), past the exit
+ * handlers and AddressSanitizer's leak check (check.c says why).
+ */
+_Noreturn void check_child_exit(int status);
+
 #define CHECK(cond, ...)                                                     \
 	do {                                                                 \
 		if (!(cond)) {                                               \
@@ -32,7 +45,7 @@
 				__LINE__, #cond);                            \
 			fprintf(stderr, __VA_ARGS__);                        \
 			fputc('\n', stderr);                                 \
-			exit(1);                                             \
+			check_fail_exit();                                   \
 		}                                                            \
 	} while (0)
 

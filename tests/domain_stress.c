@@ -106,7 +106,7 @@ static void busted_child(void *arg)
 	(void)arg;
 	*domain->busted = true;
 	atomic_store(&updates, 0);
-	exit(run_stress(1500, busted_enough) ? 1 : 0);
+	check_child_exit(run_stress(1500, busted_enough) ? 1 : 0);
 }
 
 int domain_stress_main(const struct domain_stress *d)

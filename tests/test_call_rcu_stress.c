@@ -164,7 +164,7 @@ static void busted_child(void *arg)
 {
 	quiesce_test_busted_call_rcu = true;
 	atomic_store(&retired, 0);
-	exit(run_stress(1500, busted_enough) ? 1 : 0);
+	check_child_exit(run_stress(1500, busted_enough) ? 1 : 0);
 }
 
 int main(void)

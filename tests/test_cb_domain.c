@@ -387,12 +387,12 @@ static void child_uses_domain(void *unused)
 	if (atomic_load(&forked_count) != PARENT_CALLS + CHILD_CALLS) {
 		fprintf(stderr, "the child's barrier returned after %lu callbacks\n",
 			atomic_load(&forked_count));
-		exit(1);
+		check_child_exit(1);
 	}
 	if (QUIESCE_LOAD(&forked.backlog) > 0) {
 		fprintf(stderr, "the child's backlog is %ld once every callback ran\n",
 			QUIESCE_LOAD(&forked.backlog));
-		exit(1);
+		check_child_exit(1);
 	}
 	exit(0);
 }

@@ -59,7 +59,7 @@ static void child_after_listing(void *arg)
 	synchronize_srcu(&ss);
 	if (held->next_listed == held) {
 		fprintf(stderr, "the child's list of domains is a cycle\n");
-		exit(1);
+		check_child_exit(1);
 	}
 	exit(0);
 }
@@ -71,7 +71,7 @@ static void child_after_owned(void *arg)
 	if (quiesce_gp_seq_running(quiesce_gp_seq_current(held))) {
 		fprintf(stderr, "the child has a grace period running that no thread runs: "
 				"its synchronize_srcu() would wait forever\n");
-		exit(1);
+		check_child_exit(1);
 	}
 	synchronize_srcu(&ss);
 	exit(0);

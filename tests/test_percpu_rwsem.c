@@ -311,9 +311,9 @@ static void busted_child(void *arg)
 	for (int round = 0; round < BUSTED_ROUNDS; round++) {
 		alarm(CHECK_HANG_MS / 1000);
 		if (run_stress(700, 0, 300, 1, 1, BUSTED_STUCK_MS))
-			exit(1);
+			check_child_exit(1);
 	}
-	exit(0);
+	check_child_exit(0);
 }
 
 /*

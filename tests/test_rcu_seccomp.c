@@ -173,7 +173,7 @@ static void busted_child(void *arg)
 {
 	(void)arg;
 	quiesce_test_busted_gp = true;
-	exit(stress(reader, READERS, busted_enough) ? 1 : 0);
+	check_child_exit(stress(reader, READERS, busted_enough) ? 1 : 0);
 }
 
 int main(int argc, char **argv)

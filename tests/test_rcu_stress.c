@@ -143,7 +143,7 @@ static void busted_child(void *arg)
 {
 	*(bool *)arg = true;
 	section_spin = LONG_SECTIONS;
-	exit(run_stress(1500, busted_enough, busted_readers, UPDATERS) ? 1 : 0);
+	check_child_exit(run_stress(1500, busted_enough, busted_readers, UPDATERS) ? 1 : 0);
 }
 
 int main(void)

@@ -337,13 +337,13 @@ static void clear_structures(void)
 static void busted_list(void *unused)
 {
 	busted = true;
-	exit(run(list_reader, list_updater, 1000) ? 1 : 0);
+	check_child_exit(run(list_reader, list_updater, 1000) ? 1 : 0);
 }
 
 static void busted_hlist(void *unused)
 {
 	busted = true;
-	exit(run(hlist_reader, hlist_updater, 1000) ? 1 : 0);
+	check_child_exit(run(hlist_reader, hlist_updater, 1000) ? 1 : 0);
 }
 
 int main(void)

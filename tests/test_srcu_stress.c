@@ -287,7 +287,7 @@ static void busted_child(void *arg)
 	late_hold_ms = 200;
 	atomic_store(&updates, 0);
 	atomic_store(&lates, 0);
-	exit(run_stress(1000, busted_enough) ? 1 : 0);
+	check_child_exit(run_stress(1000, busted_enough) ? 1 : 0);
 }
 
 static void reset_counts(void)

@@ -285,13 +285,13 @@ static unsigned long lfs_stress(unsigned stall_ms)
 static void wfs_busted_child(void *arg)
 {
 	quiesce_test_busted_wfs = true;
-	exit(wfs_stress(BUSTED_STALL_MS) ? 1 : 0);
+	check_child_exit(wfs_stress(BUSTED_STALL_MS) ? 1 : 0);
 }
 
 static void lfs_busted_child(void *arg)
 {
 	quiesce_test_busted_lfs = true;
-	exit(lfs_stress(BUSTED_STALL_MS) ? 1 : 0);
+	check_child_exit(lfs_stress(BUSTED_STALL_MS) ? 1 : 0);
 }
 
 /*

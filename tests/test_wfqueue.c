@@ -320,13 +320,13 @@ static unsigned long run_stress(unsigned stall_ms, bool rcu)
 static void busted_child(void *arg)
 {
 	quiesce_test_busted_wfcq = true;
-	exit(run_stress(BUSTED_STALL_MS, false) ? 1 : 0);
+	check_child_exit(run_stress(BUSTED_STALL_MS, false) ? 1 : 0);
 }
 
 static void busted_rcu_child(void *arg)
 {
 	quiesce_test_busted_wfcq_rcu = true;
-	exit(run_stress(BUSTED_STALL_MS, true) ? 1 : 0);
+	check_child_exit(run_stress(BUSTED_STALL_MS, true) ? 1 : 0);
 }
 
 /* The return conventions, on one thread. */

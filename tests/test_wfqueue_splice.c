@@ -194,7 +194,7 @@ static void busted_child(void *arg)
 {
 	(void)arg;
 	quiesce_test_busted_wfcq = true;
-	exit(run_stress(BUSTED_STALL_MS) ? 1 : 0);
+	check_child_exit(run_stress(BUSTED_STALL_MS) ? 1 : 0);
 }
 
 int main(void)

@@ -215,7 +215,7 @@ static void busted_child(void *arg)
 {
 	quiesce_test_busted_gp = true;
 	atomic_store(&updates, 0);
-	exit(run_stress(1000, busted_enough) ? 1 : 0);
+	check_child_exit(run_stress(1000, busted_enough) ? 1 : 0);
 }
 
 int main(void)

@@ -255,9 +255,9 @@ static void busted_child(void *arg)
 	/* Caught: counts lost; or given enough tries to lose some. */
 	for (int tries = 0; tries < 50; tries++) {
 		if (run_hammer() != (unsigned long)THREADS * ROUNDS)
-			exit(1);
+			check_child_exit(1);
 	}
-	exit(0);
+	check_child_exit(0);
 }
 
 int main(void)
