@@ -312,10 +312,12 @@ static void iteration_across_resizes(void)
 
 /*
  * next_seq() and lookup_match_seq(): an iteration carried by the hash and
- * order word alone, each step in a section of its own, the node returned
- * removed, poisoned and freed before the next step, and the table resized
- * now and then: every node once, in order, the duplicates of one key too.
- * Without SEQ, the calls die with a message.
+ * order word alone, the node returned removed, poisoned and freed before
+ * the next step: every node once, in order, the duplicates of one key
+ * too.  The duplicates in one section, each step going on from the link
+ * the one before left (the short way); the whole table with each step in
+ * a section of its own (from the head of the chain), the table resized
+ * now and then.  Without SEQ, the calls die with a message.
  */
 static void take_off(struct rcuhash *t, struct obj *o, uint64_t *hash, uint64_t *seq)
 {
@@ -335,25 +337,26 @@ static void iteration_by_position(void)
 	uint64_t hash, seq, rev = 0, tie = 0;
 	unsigned long k10 = 10;
 	unsigned dups = 0, steps = 0;
+	const void *resume = NULL;
 
 	for (unsigned long k = 0; k < N; k++)
 		rcuhash_add(t, &new_obj(k)->node);
 	for (int i = 1; i < DUPS; i++)
 		rcuhash_add(t, &new_obj(10)->node);
 	rcu_read_lock();
-	n = rcuhash_lookup_match(t, hash_key(10), match_key, &k10, NULL);
-	rcu_read_unlock();
+	n = rcuhash_lookup_match_seq(t, hash_key(10), match_key, &k10, 0, &resume);
 	while (n) {
 		dups++;
+		CHECK(resume, "no short way on from a node in the table");
 		take_off(t, obj_of(n), &hash, &seq);
-		rcu_read_lock();
-		n = rcuhash_lookup_match_seq(t, hash, match_key, &k10, seq, NULL);
-		rcu_read_unlock();
+		n = rcuhash_lookup_match_seq(t, hash, match_key, &k10, seq, &resume);
 	}
+	rcu_read_unlock();
 	CHECK(dups == DUPS, "lookup_match_seq() found %u of the %u nodes of key 10", dups, DUPS);
 	seen[10] = 1;
 	rcu_read_lock();
-	n = rcuhash_next(t, NULL);
+	resume = NULL;
+	n = rcuhash_next_seq(t, 0, 0, &resume);
 	rcu_read_unlock();
 	while (n) {
 		struct obj *o = obj_of(n);
@@ -364,7 +367,8 @@ static void iteration_by_position(void)
 		if (++steps % 50 == 0)
 			rcuhash_resize(t, 1 + (steps * 37) % (4 * N));
 		rcu_read_lock();
-		n = rcuhash_next_seq(t, hash, seq, NULL);
+		resume = NULL;	/* the link kept was read in another section */
+		n = rcuhash_next_seq(t, hash, seq, &resume);
 		rcu_read_unlock();
 	}
 	for (unsigned k = 0; k < N; k++)
@@ -382,7 +386,7 @@ static void next_seq_without_seq(void *arg)
 	p.flags &= ~QUIESCE_RCUHASH_SEQ;
 	t = rcuhash_new(&p);
 	rcu_read_lock();
-	rcuhash_next_seq(t, 0, 0, NULL);
+	rcuhash_next_seq(t, 0, 0, &(const void *){ NULL });
 }
 
 static struct rcuhash *ht;

@@ -372,29 +372,26 @@ quiesce_rcuhash_next(struct quiesce_rcuhash *ht, const struct quiesce_rcuhash_no
 /*
  * The same two from a position that is no longer a node: the hash and the
  * order word (QUIESCE_RCUHASH_SEQ tables; others die with a message) of
- * the node last returned, read while it was valid.  For a caller that may
- * free or reuse that node, or leave its section, before the next call
- * (liburcu's iterators let a table's last holder free the node it stands
- * on): these read nothing of it.  resume NULL: they walk from the head of
- * the chain.  Otherwise it is resume_point() of that node, taken in the
- * section that returned it, and the caller has stayed in that section
- * since: they walk on from there (the short way; the node itself may have
- * been freed).  What they return is as above.
+ * the node last returned, read while it was valid, or 0 and 0 for the
+ * position below every node (lookup_match_seq() then finds the first
+ * match, as lookup_match() from NULL; next_seq() the first node).  For a
+ * caller that may free or reuse that node, or leave its section, before
+ * the next call (liburcu's iterators let a table's last holder free the
+ * node it stands on): these read nothing of it.  *resume says where they
+ * walk on: NULL, from the head of the chain; otherwise what the call that
+ * returned that node left there, the caller having stayed in that call's
+ * section since (the short way; the node itself may have been freed).  On
+ * return, *resume is where the next call may walk on from after the node
+ * returned (an opaque link of the table's, or NULL), read in the same
+ * walk, while that node was valid.  What they return is as above.
  */
 QUIESCE_API struct quiesce_rcuhash_node *
 quiesce_rcuhash_lookup_match_seq(struct quiesce_rcuhash *ht, uint64_t hash,
 				 quiesce_rcuhash_match_fn match, const void *arg,
-				 uint64_t after_seq, const void *resume);
+				 uint64_t after_seq, const void **resume);
 QUIESCE_API struct quiesce_rcuhash_node *
 quiesce_rcuhash_next_seq(struct quiesce_rcuhash *ht, uint64_t after_hash, uint64_t after_seq,
-			 const void *resume);
-/*
- * Where the _seq() forms may go on after the node after, just returned
- * (an opaque link of the table's, or NULL: from the head), read now, in
- * a read-side section, while after is valid.
- */
-QUIESCE_API const void *quiesce_rcuhash_resume_point(struct quiesce_rcuhash *ht,
-						     const struct quiesce_rcuhash_node *after);
+			 const void **resume);
 
 /* The hash the table uses for key_len-byte keys, for callers that want it. */
 QUIESCE_API uint64_t quiesce_rcuhash_hash_bytes(const void *key, size_t len);
@@ -426,7 +423,6 @@ QUIESCE_API uint64_t quiesce_rcuhash_hash_bytes(const void *key, size_t len);
 #define rcuhash_next quiesce_rcuhash_next
 #define rcuhash_lookup_match_seq quiesce_rcuhash_lookup_match_seq
 #define rcuhash_next_seq quiesce_rcuhash_next_seq
-#define rcuhash_resume_point quiesce_rcuhash_resume_point
 #define rcuhash_rcu_qsbr quiesce_rcuhash_rcu_qsbr
 #define rcuhash_rcu_mb quiesce_rcuhash_rcu_mb
 #endif

@@ -307,16 +307,18 @@ void cds_lfht_count_nodes(struct cds_lfht *ht, long *split_count_before, unsigne
 /*
  * The iterator's position: the node, its hash and number, and (for a call
  * made inside the caller's section) where the walk that returned it goes
- * on, read when it was returned.  A step reads nothing of the node, which
- * the table's last holder may have freed since, inside a section or not
- * (BIND 9's teardowns free each node in the loop that walks them, as
- * liburcu's iterator, which keeps the next node, allows).  A step inside
- * the section goes on from the link kept (the short way, a node a step:
- * quiesce/rcuhash.h); one outside a section, whose link may be gone with
- * the section that read it, walks from the head of the chain.
+ * on, read by that walk (the table's _seq() calls).  A step reads nothing
+ * of the node, which the table's last holder may have freed since, inside
+ * a section or not (BIND 9's teardowns free each node in the loop that
+ * walks them, as liburcu's iterator, which keeps the next node, allows).
+ * A step inside the section goes on from the link kept (the short way, a
+ * node a step: quiesce/rcuhash.h); one outside a section, whose link may
+ * be gone with the section that read it, walks from the head of the
+ * chain, and so does a step after a lookup, the common call, which keeps
+ * no link (the table's plain lookup, a chain's walk as the lookup's).
  */
-static void set_position(struct cds_lfht *ht, struct cds_lfht_iter *iter,
-			 struct quiesce_rcuhash_node *n, enum lfht_entry entered)
+static void set_position(struct cds_lfht_iter *iter, struct quiesce_rcuhash_node *n,
+			 const void *resume, enum lfht_entry entered)
 {
 	struct cds_lfht_node *node = lfht_node(n);
 
@@ -324,9 +326,14 @@ static void set_position(struct cds_lfht *ht, struct cds_lfht_iter *iter,
 	if (node) {
 		iter->hash = node->hash;
 		iter->seq = QUIESCE_LOAD(&node->seq);
-		iter->resume = entered == LFHT_INSIDE ? quiesce_rcuhash_resume_point(ht->q, n)
-						      : NULL;
+		iter->resume = entered == LFHT_INSIDE ? resume : NULL;
 	}
+}
+
+/* Where a step from the iterator's position walks on (see set_position()). */
+static const void *resume_of(const struct cds_lfht_iter *iter, enum lfht_entry entered)
+{
+	return entered == LFHT_INSIDE ? iter->resume : NULL;
 }
 
 void cds_lfht_lookup(struct cds_lfht *ht, unsigned long hash, cds_lfht_match_fct match,
@@ -335,7 +342,7 @@ void cds_lfht_lookup(struct cds_lfht *ht, unsigned long hash, cds_lfht_match_fct
 	struct lfht_match m = { match, key };
 	enum lfht_entry entered = reader_enter(ht);
 
-	set_position(ht, iter, quiesce_rcuhash_lookup_match(ht->q, hash, match_tramp, &m, NULL),
+	set_position(iter, quiesce_rcuhash_lookup_match(ht->q, hash, match_tramp, &m, NULL), NULL,
 		     entered);
 	reader_exit(ht, entered);
 }
@@ -346,21 +353,26 @@ void cds_lfht_next_duplicate(struct cds_lfht *ht, cds_lfht_match_fct match, cons
 	struct lfht_match m = { match, key };
 	struct quiesce_rcuhash_node *n;
 	enum lfht_entry entered;
+	const void *resume;
 
 	if (!iter->node)
 		return;
 	entered = reader_enter(ht);
-	n = quiesce_rcuhash_lookup_match_seq(ht->q, iter->hash, match_tramp, &m, iter->seq,
-					     entered == LFHT_INSIDE ? iter->resume : NULL);
-	set_position(ht, iter, n, entered);
+	resume = resume_of(iter, entered);
+	n = quiesce_rcuhash_lookup_match_seq(ht->q, iter->hash, match_tramp, &m, iter->seq, &resume);
+	set_position(iter, n, resume, entered);
 	reader_exit(ht, entered);
 }
 
 void cds_lfht_first(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 {
 	enum lfht_entry entered = reader_enter(ht);
+	const void *resume = NULL;
+	struct quiesce_rcuhash_node *n;
 
-	set_position(ht, iter, quiesce_rcuhash_next(ht->q, NULL), entered);
+	/* From below every node (0, 0): the first node. */
+	n = quiesce_rcuhash_next_seq(ht->q, 0, 0, &resume);
+	set_position(iter, n, resume, entered);
 	reader_exit(ht, entered);
 }
 
@@ -368,13 +380,14 @@ void cds_lfht_next(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 {
 	struct quiesce_rcuhash_node *n;
 	enum lfht_entry entered;
+	const void *resume;
 
 	if (!iter->node)
 		return;
 	entered = reader_enter(ht);
-	n = quiesce_rcuhash_next_seq(ht->q, iter->hash, iter->seq,
-				     entered == LFHT_INSIDE ? iter->resume : NULL);
-	set_position(ht, iter, n, entered);
+	resume = resume_of(iter, entered);
+	n = quiesce_rcuhash_next_seq(ht->q, iter->hash, iter->seq, &resume);
+	set_position(iter, n, resume, entered);
 	reader_exit(ht, entered);
 }
 

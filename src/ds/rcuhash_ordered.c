@@ -76,15 +76,16 @@
  * half a chain.  after was met by a walk of its chain and the caller has
  * stayed in its section since, so the walk on from it continues that one
  * (a walk may pause anywhere, after its load of after's next too: the
- * _seq() forms go on from that link, resume_point(), taken while after
- * was valid, for a caller that may free after meanwhile): it meets every node above after present
- * throughout before any node above that one, or is carried off.  So what
- * a clean end in the current array's chain means is unchanged, and the
- * walk goes on to the future array as always; any other end (after having
- * moved since) sends it back to the head of the chain, as a walk carried
- * off is sent.  From a node that has left the table the walk starts at the
- * head: the next such a node kept may lead to nodes that left before this
- * call, which no walk from the head would return.
+ * _seq() forms go on from that link, which the call that returned after
+ * read, for a caller that may free after meanwhile): it meets every node
+ * above after present throughout before any node above that one, or is
+ * carried off.  So what a clean end in the current array's chain means is
+ * unchanged, and the walk goes on to the future array as always; any
+ * other end (after having moved since) sends it back to the head of the
+ * chain, as a walk carried off is sent.  From a node that has left the
+ * table the walk starts at the head: the next such a node kept may lead
+ * to nodes that left before this call, which no walk from the head would
+ * return.
  *
  * In a sorted SEQ table the order of a path is the table's whole order,
  * numbers included (new nodes go first among those of their hash, or, by
@@ -158,8 +159,9 @@ static inline const struct quiesce_rcuhash_node *short_way(const struct quiesce_
 
 /*
  * Where a _seq() form goes on: resume, unless it is a node that has left
- * the table since resume_point() read it (the caller, or an update that
- * happened before the call, removed it meanwhile).  A walk from such a
+ * the table since the call that returned the position read it (the
+ * caller, or an update that happened before the call, removed it
+ * meanwhile).  A walk from such a
  * node would meet it first and could return it, and the nodes after it
  * that left with it, which no walk from the head returns (liburcu's steps
  * skip removed nodes); from a node still in the table, the walk follows
@@ -323,10 +325,10 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match(struct quiesce_rcuhash
 							  const struct quiesce_rcuhash_node *after)
 {
 	rcuhash_check_reader(ht, "rcuhash_lookup_match()");
-	if (!after && (ht->p.flags & QUIESCE_RCUHASH_SEQ))
-		return first_match(ht, hash, match, arg);
-	return match_from(ht, hash, match, arg, after ? tie_of(ht, after) : 0,
-			  short_way(ht, after));
+	if (!after)
+		return ht->p.flags & QUIESCE_RCUHASH_SEQ ? first_match(ht, hash, match, arg)
+							 : match_from(ht, hash, match, arg, 0, NULL);
+	return match_from(ht, hash, match, arg, tie_of(ht, after), short_way(ht, after));
 }
 
 /* A position given by an order word: QUIESCE_RCUHASH_SEQ tables only. */
@@ -342,12 +344,15 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_lookup_match_seq(struct quiesce_rcu
 							      uint64_t hash,
 							      quiesce_rcuhash_match_fn match,
 							      const void *arg, uint64_t after_seq,
-							      const void *resume)
+							      const void **resume)
 {
 	uint64_t pos_tie = tie_of_seq(ht, after_seq, "rcuhash_lookup_match_seq");
+	struct quiesce_rcuhash_node *n;
 
 	rcuhash_check_reader(ht, "rcuhash_lookup_match_seq()");
-	return match_from(ht, hash, match, arg, pos_tie, resume_from(ht, resume));
+	n = match_from(ht, hash, match, arg, pos_tie, resume_from(ht, *resume));
+	*resume = short_way(ht, n);
+	return n;
 }
 
 /*
@@ -399,22 +404,13 @@ struct quiesce_rcuhash_node *quiesce_rcuhash_next(struct quiesce_rcuhash *ht,
 
 struct quiesce_rcuhash_node *quiesce_rcuhash_next_seq(struct quiesce_rcuhash *ht,
 						      uint64_t after_hash, uint64_t after_seq,
-						      const void *resume)
+						      const void **resume)
 {
 	uint64_t pos_tie = tie_of_seq(ht, after_seq, "rcuhash_next_seq");
+	struct quiesce_rcuhash_node *n;
 
 	rcuhash_check_reader(ht, "rcuhash_next_seq()");
-	return next_from(ht, after_hash, pos_tie, resume_from(ht, resume));
-}
-
-/*
- * A walk that met `after` may pause after loading its next and go on
- * later from that link as from `after` (see the top), so long as the
- * reader stays in its section: the short way without `after`.
- */
-const void *quiesce_rcuhash_resume_point(struct quiesce_rcuhash *ht,
-					 const struct quiesce_rcuhash_node *after)
-{
-	rcuhash_check_reader(ht, "rcuhash_resume_point()");
-	return short_way(ht, after);
+	n = next_from(ht, after_hash, pos_tie, resume_from(ht, *resume));
+	*resume = short_way(ht, n);
+	return n;
 }
