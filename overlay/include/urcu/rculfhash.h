@@ -87,11 +87,12 @@ struct cds_lfht_node {
 
 /*
  * A position: the node returned last (NULL: none, or the end), its hash
- * and number, and, when it was returned inside a read-side section, where
- * the walk goes on (the table's link after it), read when it was
- * returned: the next call goes on from those and reads nothing of the
- * node, which the table's last holder may have freed (liburcu's iterators
- * keep the next node, not this one).
+ * and number, and, when a step returned it inside a read-side section,
+ * where the walk goes on (the table's link after it), read when it was
+ * returned (a lookup keeps no link: the step after one walks from the
+ * head of the chain): the next call goes on from those and reads nothing
+ * of the node, which the table's last holder may have freed (liburcu's
+ * iterators keep the next node, not this one).
  */
 struct cds_lfht_iter {
 	struct cds_lfht_node *node;
