@@ -161,14 +161,14 @@ static inline const struct quiesce_rcuhash_node *short_way(const struct quiesce_
  * Where a _seq() form goes on: resume, unless it is a node that has left
  * the table since the call that returned the position read it (the
  * caller, or an update that happened before the call, removed it
- * meanwhile).  A walk from such a
- * node would meet it first and could return it, and the nodes after it
- * that left with it, which no walk from the head returns (liburcu's steps
- * skip removed nodes); from a node still in the table, the walk follows
- * the chain as it is.  Relaxed, as seq_retire()'s store of the bit (under
- * the stripe lock, before the unlink): a removal that happened before the
- * call is ordered before this load by that relation; one concurrent with
- * it may be missed, as a walk from the head may meet such a node too.
+ * meanwhile).  A walk from such a node would meet it first and could
+ * return it, and the nodes after it that left with it, which no walk from
+ * the head returns (liburcu's steps skip removed nodes); from a node
+ * still in the table, the walk follows the chain as it is.  Relaxed, as
+ * seq_retire()'s store of the bit (under the stripe lock, before the
+ * unlink): a removal that happened before the call is ordered before this
+ * load by that relation; one concurrent with it may be missed, as a walk
+ * from the head may meet such a node too.
  */
 static inline const struct quiesce_rcuhash_node *resume_from(const struct quiesce_rcuhash *ht,
 							     const void *resume)
