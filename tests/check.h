@@ -79,7 +79,10 @@ void check_release_reader(void);
 /*
  * fork(), flushing stdio first; fails the test if it fails.  Under
  * ThreadSanitizer the child can start and join threads of its own
- * (check.c says why that needs care).
+ * (check.c says why that needs care).  Under AddressSanitizer (gcc 12) a
+ * fork beside a running thread may copy the allocator's lock held, so a
+ * test whose children allocate stops the library's callback thread first
+ * (quiesce_call_rcu_shutdown()) where it has one running.
  */
 pid_t check_fork(void);
 

@@ -369,14 +369,7 @@ int main(void)
 	test_free_rcu();
 	test_shutdown_and_restart();
 
-	/*
-	 * The parent's callback thread stops before the children below fork:
-	 * AddressSanitizer (gcc 12) is not fork-safe beside a running thread.
-	 * Its allocator lock may be copied held, and at the child's exit() its
-	 * leak check still lists the parent's threads and reports that it
-	 * could not stop them, a report that has deadlocked here with the
-	 * child held by the check's tracer, where SIGALRM does not end it.
-	 */
+	/* No running callback thread at the children's fork (check.h, check_fork()). */
 	quiesce_call_rcu_shutdown();
 	check_child_aborts(null_callback, NULL, "a callback function is required");
 	check_child_aborts(barrier_inside_reader, NULL, "inside an RCU read-side critical section");

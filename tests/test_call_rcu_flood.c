@@ -182,14 +182,7 @@ int main(void)
 		(unsigned long long)s.cb_batches, (unsigned long long)s.cb_expedited,
 		(unsigned long long)s.cb_throttled);
 	CHECK(s.cb_throttled > 0, "the slow flood throttled its callers");
-	/*
-	 * The parent's callback thread stops before the children below fork:
-	 * AddressSanitizer (gcc 12) is not fork-safe beside a running thread.
-	 * Its allocator lock may be copied held, and at the child's exit() its
-	 * leak check still lists the parent's threads and reports that it
-	 * could not stop them, a report that has deadlocked here with the
-	 * child held by the check's tracer, where SIGALRM does not end it.
-	 */
+	/* No running callback thread at the children's fork (check.h, check_fork()). */
 	quiesce_call_rcu_shutdown();
 	check_child_detects_violation(unthrottled_child, NULL);
 	printf("call_rcu flood: all checks passed\n");

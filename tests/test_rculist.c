@@ -353,14 +353,7 @@ int main(void)
 	CHECK(run(list_reader, list_updater, 1000) == 0, "list readers saw retired entries");
 	CHECK(run(hlist_reader, hlist_updater, 1000) == 0, "hlist readers saw retired entries");
 	clear_structures();
-	/*
-	 * The parent's callback thread stops before the children below fork:
-	 * AddressSanitizer (gcc 12) is not fork-safe beside a running thread.
-	 * Its allocator lock may be copied held, and at the child's exit() its
-	 * leak check still lists the parent's threads and reports that it
-	 * could not stop them, a report that has deadlocked here with the
-	 * child held by the check's tracer, where SIGALRM does not end it.
-	 */
+	/* No running callback thread at the children's fork (check.h, check_fork()). */
 	quiesce_call_rcu_shutdown();
 	check_child_detects_violation(busted_list, NULL);
 	check_child_detects_violation(busted_hlist, NULL);
