@@ -7,9 +7,12 @@
  * own callback thread ("quiesce-cb" for the default RCU, "quiesce-mb-cb"
  * for mb, "quiesce-qsbr-cb" for QSBR), which batches behind shared grace
  * periods; every other object is a quiesce callback worker of the flavor
- * (<quiesce/call_rcu_worker.h>), on the CPU the object was made for, and
- * call_rcu() picks the object as liburcu does.  What each call does is
- * tabled in docs/LIBURCU.md.
+ * (<quiesce/call_rcu_worker.h>), and call_rcu() picks the object as
+ * liburcu does.  An object made for a CPU by create_call_rcu_data() has
+ * its worker bound to that CPU; those of create_all_cpu_call_rcu_data()
+ * serve the callers on their CPU from wherever the scheduler runs them
+ * (urcu_crd_create_all_cpu() says why).  What each call does is tabled in
+ * docs/LIBURCU.md.
  *
  * A program that never makes an object pays nothing for them: call_rcu()
  * goes straight to the flavor's function unless the thread has an object
@@ -58,22 +61,30 @@ void urcu_overlay_die(const char *call, const char *why)
 	abort();
 }
 
+/* Which thread runs an object's callbacks. */
+enum object_thread {
+	FLAVOR_THREAD,		/* the flavor's own: the default object */
+	WORKER_ON_CPU,		/* a worker of its own, bound to the object's CPU if any */
+	WORKER_ANYWHERE,	/* a worker of its own, on any of the process's CPUs */
+};
+
 /*
- * An object; with a worker unless it is to be the default one.  liburcu
- * takes a negative CPU for "none", and carries on unpinned where the CPU
- * cannot be had.
+ * An object of `cpu` (liburcu takes a negative CPU for "none"), whose
+ * callbacks run on `thread`.  A bound worker carries on unbound where the
+ * CPU cannot be had, as liburcu's does.
  */
 static struct call_rcu_data *create_locked(struct urcu_flavor_domain *fd, unsigned long flags,
-					   int cpu, bool with_worker)
+					   int cpu, enum object_thread thread)
 {
 	struct call_rcu_data *crdp = malloc(sizeof(*crdp));
 
 	if (!crdp)	/* liburcu dies here too */
 		urcu_overlay_die("create_call_rcu_data", "out of memory");
 	crdp->worker = NULL;
-	if (with_worker) {
-		crdp->worker = quiesce_call_rcu_worker_create(
-			fd->workers, cpu >= 0 && cpu < CPU_SETSIZE ? cpu : -1);
+	if (thread != FLAVOR_THREAD) {
+		bool bound = thread == WORKER_ON_CPU && cpu >= 0 && cpu < CPU_SETSIZE;
+
+		crdp->worker = quiesce_call_rcu_worker_create(fd->workers, bound ? cpu : -1);
 		if (!crdp->worker)
 			urcu_overlay_die("create_call_rcu_data", "out of memory");
 	}
@@ -118,7 +129,7 @@ struct call_rcu_data *urcu_crd_create(struct urcu_flavor_domain *fd, unsigned lo
 	struct call_rcu_data *crdp;
 
 	pthread_mutex_lock(&fd->lock);
-	crdp = create_locked(fd, flags, cpu, true);
+	crdp = create_locked(fd, flags, cpu, WORKER_ON_CPU);
 	pthread_mutex_unlock(&fd->lock);
 	return crdp;
 }
@@ -152,7 +163,7 @@ struct call_rcu_data *urcu_crd_get_default(struct urcu_flavor_domain *fd)
 	pthread_mutex_lock(&fd->lock);
 	crdp = fd->default_crdp;
 	if (!crdp) {
-		crdp = create_locked(fd, 0, -1, false);
+		crdp = create_locked(fd, 0, -1, FLAVOR_THREAD);
 		__atomic_store_n(&fd->default_crdp, crdp, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&fd->lock);
@@ -307,7 +318,21 @@ int urcu_crd_set_cpu(struct urcu_flavor_domain *fd, int cpu, struct call_rcu_dat
 	return ret;
 }
 
-/* An object for every CPU that has none yet; 0, or -errno (errno set). */
+/*
+ * An object for every CPU that has none yet; 0, or -errno (errno set).
+ *
+ * Each serves the callers on its CPU, and its worker runs wherever the
+ * scheduler puts it.  Bound, a CPU's worker could only share that CPU
+ * with the thread a program pinned there, and would free memory always on
+ * a CPU other than the one that allocates it: with test_urcu_lfq's two
+ * pinned threads, bound workers fell far behind liburcu's and unbound
+ * ones ran ahead (docs/LIBURCU.md, "test_urcu_lfq").  liburcu binds its
+ * per-CPU threads lazily: every 256 batches (10 ms or more apart) a
+ * thread looks where it runs, and binds itself if elsewhere; until then
+ * the scheduler places it.  A program that wants them bound binds their
+ * threads (get_call_rcu_thread()), or makes its objects with
+ * create_call_rcu_data(flags, cpu).
+ */
 int urcu_crd_create_all_cpu(struct urcu_flavor_domain *fd, unsigned long flags)
 {
 	int cpu, ret = 0;
@@ -320,7 +345,7 @@ int urcu_crd_create_all_cpu(struct urcu_flavor_domain *fd, unsigned long flags)
 	}
 	for (cpu = 0; !ret && cpu < fd->nr_cpus; cpu++) {
 		if (!fd->per_cpu[cpu])
-			ret = set_cpu_locked(fd, cpu, create_locked(fd, flags, cpu, true));
+			ret = set_cpu_locked(fd, cpu, create_locked(fd, flags, cpu, WORKER_ANYWHERE));
 	}
 	pthread_mutex_unlock(&fd->lock);
 	return ret;

@@ -2,9 +2,9 @@
  * The call_rcu_data API as liburcu's users call it: objects made, set per
  * thread and per CPU, picked in liburcu's order, freed with callbacks
  * pending (which still run), the default object kept, the per-CPU array's
- * error codes, each object's own callback thread (a per-CPU object's
- * pinned to its CPU, and picked by call_rcu() on that CPU; the default
- * object's, asked from anywhere), rculfhash's
+ * error codes, each object's own callback thread (bound to the CPU it
+ * was made for; a per-CPU object's, on any CPU and picked by call_rcu()
+ * on its CPU; the default object's, asked from anywhere), rculfhash's
  * fork hooks and the fork hooks' effect in the child.  Then call_rcu()
  * from several threads with objects of their own, each callback counted
  * once (none lost, none run twice), and a callback that must wait for a
@@ -169,15 +169,17 @@ static void default_thread_from_anywhere(void)
 
 /*
  * Each object has its own thread; call_rcu() on a CPU with an object runs
- * the callback on that object's thread, which runs on that CPU alone; the
- * thread's object comes first.
+ * the callback on that object's thread, which may run on any of the
+ * process's CPUs; the thread's object comes first; an object made for a
+ * CPU has its thread run on that CPU alone.
  */
 static void threads_and_cpus(void)
 {
-	struct call_rcu_data *mine = create_call_rcu_data(0, -1), *on_cpu;
-	struct probe by_cpu, by_thread;
-	cpu_set_t saved, one;
 	int cpu = check_last_allowed_cpu();
+	struct call_rcu_data *mine = create_call_rcu_data(0, -1), *on_cpu;
+	struct call_rcu_data *bound = create_call_rcu_data(0, cpu);
+	struct probe by_cpu, by_thread, by_bound;
+	cpu_set_t saved, one;
 
 	CHECK(!pthread_equal(get_call_rcu_thread(mine), get_call_rcu_thread(get_default_call_rcu_data())),
 	      "an object's callbacks have a thread of their own");
@@ -194,12 +196,20 @@ static void threads_and_cpus(void)
 	rcu_barrier();
 	CHECK(pthread_equal(by_cpu.thread, get_call_rcu_thread(on_cpu)),
 	      "call_rcu() on CPU %d ran the callback on that CPU's object's thread", cpu);
-	CHECK(CPU_COUNT(&by_cpu.cpus) == 1 && CPU_ISSET(cpu, &by_cpu.cpus),
-	      "CPU %d's object's thread runs on that CPU alone", cpu);
+	CHECK(CPU_EQUAL(&by_cpu.cpus, &saved),
+	      "CPU %d's object's thread runs on the process's CPUs (%d of them, not %d)", cpu,
+	      CPU_COUNT(&saved), CPU_COUNT(&by_cpu.cpus));
 	CHECK(pthread_equal(by_thread.thread, get_call_rcu_thread(mine)),
 	      "the thread's object comes before the CPU's");
+	set_thread_call_rcu_data(bound);
+	call_rcu(&by_bound.head, record_thread);
+	rcu_barrier();
+	CHECK(pthread_equal(by_bound.thread, get_call_rcu_thread(bound)) &&
+	      CPU_COUNT(&by_bound.cpus) == 1 && CPU_ISSET(cpu, &by_bound.cpus),
+	      "the object made for CPU %d runs its callbacks on that CPU alone", cpu);
 	set_thread_call_rcu_data(NULL);
 	call_rcu_data_free(mine);
+	call_rcu_data_free(bound);
 	free_all_cpu_call_rcu_data();
 	CHECK(sched_setaffinity(0, sizeof(saved), &saved) == 0, "unpin the test");
 }
