@@ -258,6 +258,26 @@ static void wfcq_codes(void)
 	cds_wfcq_destroy(&b, &bt);
 }
 
+/* liburcu's casts are, in C, the pointer given: a program may store them. */
+static void wfcq_casts(void)
+{
+	struct cds_wfcq_head a;
+	struct __cds_wfcq_head bare;
+	struct cds_wfcq_tail at, bare_tail;
+	struct cds_wfcq_head *full = cds_wfcq_head_cast(&a);
+	const struct cds_wfcq_head *full_look = cds_wfcq_head_const_cast(&a);
+	struct __cds_wfcq_head *bare_ptr = __cds_wfcq_head_cast(&bare);
+	const struct __cds_wfcq_head *bare_look = __cds_wfcq_head_const_cast(&bare);
+
+	cds_wfcq_init(full, &at);
+	__cds_wfcq_init(bare_ptr, &bare_tail);
+	CHECK(full == &a && full_look == &a && bare_ptr == &bare && bare_look == &bare,
+	      "a cast returns the pointer it was given");
+	CHECK(cds_wfcq_empty(full_look, &at) && cds_wfcq_empty(bare_look, &bare_tail),
+	      "the const casts' results are empty()'s arguments");
+	cds_wfcq_destroy(&a, &at);
+}
+
 /* The deprecated cds_wfq: FIFO, NULL when empty. */
 static void wfq_codes(void)
 {
@@ -418,6 +438,7 @@ int main(void)
 	CHECK(sizeof(struct __cds_wfcq_head) == sizeof(struct cds_wfcq_node),
 	      "struct __cds_wfcq_head is %zu bytes", sizeof(struct __cds_wfcq_head));
 	wfcq_codes();
+	wfcq_casts();
 	wfq_codes();
 	wfcq_mpmc(NULL);
 	lfq_mpmc();

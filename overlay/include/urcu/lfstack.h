@@ -114,6 +114,14 @@ static inline struct cds_lfs_head *__cds_lfs_pop_all(cds_lfs_stack_ptr_t s)
 
 #ifdef __cplusplus
 }
+
+/* liburcu's casts, C++ only (0.14; the const ones 0.15): _URCU_PTR_UNION_CAST(). */
+_URCU_PTR_UNION_CAST(cds_lfs_stack_cast, cds_lfs_stack_ptr_t, struct __cds_lfs_stack)
+_URCU_PTR_UNION_CAST(cds_lfs_stack_cast, cds_lfs_stack_ptr_t, struct cds_lfs_stack)
+_URCU_PTR_UNION_CAST(cds_lfs_stack_const_cast, cds_lfs_stack_const_ptr_t,
+		     const struct __cds_lfs_stack)
+_URCU_PTR_UNION_CAST(cds_lfs_stack_const_cast, cds_lfs_stack_const_ptr_t,
+		     const struct cds_lfs_stack)
 #endif
 
 /*

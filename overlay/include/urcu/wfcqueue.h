@@ -62,27 +62,12 @@ enum cds_wfcq_state {
 	CDS_WFCQ_STATE_LAST = QUIESCE_WFCQ_STATE_LAST,
 };
 
-static inline cds_wfcq_head_ptr_t __cds_wfcq_head_cast(struct __cds_wfcq_head *head)
-{
-#ifdef __cplusplus
-	return head;
-#else
-	cds_wfcq_head_ptr_t ret = { ._h = head };
-
-	return ret;
-#endif
-}
-
-static inline cds_wfcq_head_ptr_t cds_wfcq_head_cast(struct cds_wfcq_head *head)
-{
-#ifdef __cplusplus
-	return head;
-#else
-	cds_wfcq_head_ptr_t ret = { .h = head };
-
-	return ret;
-#endif
-}
+_URCU_PTR_UNION_CAST(__cds_wfcq_head_cast, cds_wfcq_head_ptr_t, struct __cds_wfcq_head)
+_URCU_PTR_UNION_CAST(cds_wfcq_head_cast, cds_wfcq_head_ptr_t, struct cds_wfcq_head)
+_URCU_PTR_UNION_CAST(__cds_wfcq_head_const_cast, cds_wfcq_head_const_ptr_t,
+		     const struct __cds_wfcq_head)
+_URCU_PTR_UNION_CAST(cds_wfcq_head_const_cast, cds_wfcq_head_const_ptr_t,
+		     const struct cds_wfcq_head)
 
 static inline void cds_wfcq_node_init(struct cds_wfcq_node *node)
 {

@@ -173,6 +173,14 @@ static inline struct cds_wfs_node *cds_wfs_next_nonblocking(struct cds_wfs_node 
 
 #ifdef __cplusplus
 }
+
+/* liburcu's casts, C++ only (0.14; the const ones 0.15): _URCU_PTR_UNION_CAST(). */
+_URCU_PTR_UNION_CAST(cds_wfs_stack_cast, cds_wfs_stack_ptr_t, struct __cds_wfs_stack)
+_URCU_PTR_UNION_CAST(cds_wfs_stack_cast, cds_wfs_stack_ptr_t, struct cds_wfs_stack)
+_URCU_PTR_UNION_CAST(cds_wfs_stack_const_cast, cds_wfs_stack_const_ptr_t,
+		     const struct __cds_wfs_stack)
+_URCU_PTR_UNION_CAST(cds_wfs_stack_const_cast, cds_wfs_stack_const_ptr_t,
+		     const struct cds_wfs_stack)
 #endif
 
 /*

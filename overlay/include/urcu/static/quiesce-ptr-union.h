@@ -65,4 +65,27 @@
 			   "the " #lead " leads both forms of " #type,         \
 			   type##_lead_first)
 
+/*
+ * fn(p), liburcu's cast of a pointer to one form (form may be const): the
+ * pointer itself in C, where every call takes either form through the
+ * transparent union; in C++, the union utype.  liburcu has the wfcq
+ * head's casts in both languages, named by form (cds_wfcq_head_cast,
+ * __cds_wfcq_head_cast, and the const ones), and the stacks' in C++ only,
+ * overloaded by form (cds_wfs_stack_cast, cds_lfs_stack_const_cast, ...),
+ * which takes C++ linkage: outside a header's extern "C".
+ */
+#ifdef __cplusplus
+#define _URCU_PTR_UNION_CAST(fn, utype, form)                                  \
+	static inline utype fn(form *p)                                        \
+	{                                                                      \
+		return p;                                                      \
+	}
+#else
+#define _URCU_PTR_UNION_CAST(fn, utype, form)                                  \
+	static inline form *fn(form *p)                                        \
+	{                                                                      \
+		return p;                                                      \
+	}
+#endif
+
 #endif /* _URCU_STATIC_QUIESCE_PTR_UNION_H */
