@@ -10,7 +10,9 @@
  *   const pointer type warned;
  * - a compare-exchange whose expected value (-1UL) does not fit the object
  *   (test_uatomic), and an rcu_dereference() whose value is dropped
- *   (test_build), warned.
+ *   (test_build), warned;
+ * - cds_lfht_iter_get_node() of a const iterator, as 0.15 declares it,
+ *   warned in C and failed in C++.
  * headers_strict.sh compiles this file as C and as C++ (11 and 17), with
  * -Werror, in both linking modes (QUALIFIED_OUT_OF_LINE: without
  * _LGPL_SOURCE).
@@ -20,6 +22,7 @@
 #endif
 #include <urcu.h>
 #include <urcu/system.h>
+#include <urcu/rculfhash.h>
 #include <urcu/uatomic.h>
 #include <urcu/wfstack.h>
 
@@ -35,6 +38,11 @@ static struct item *volatile slot;
 static struct item first, second;
 static struct item *const fixed = &first;
 
+static struct cds_lfht_node *node_at(const struct cds_lfht_iter *iter)
+{
+	return cds_lfht_iter_get_node(iter);
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -47,6 +55,7 @@ int qualified_usage(void)
 {
 	struct cds_wfs_head *end = CDS_WFS_END;
 	struct cds_wfs_node *wouldblock = CDS_WFS_WOULDBLOCK;
+	static struct cds_lfht_iter iter;
 	int sum = 0;
 
 	uatomic_set(&flag, 1);
@@ -81,5 +90,5 @@ int qualified_usage(void)
 	rcu_dereference(slot);	/* liburcu 0.14's test_build drops the value */
 	sum += rcu_dereference(slot) == &second;
 	sum += rcu_dereference(fixed) == &first;
-	return sum + (end != NULL) + (wouldblock != NULL);
+	return sum + (end != NULL) + (wouldblock != NULL) + (node_at(&iter) == NULL);
 }

@@ -145,7 +145,7 @@ QUIESCE_API extern const struct cds_lfht_mm_type cds_lfht_mm_order;
 QUIESCE_API extern const struct cds_lfht_mm_type cds_lfht_mm_chunk;
 QUIESCE_API extern const struct cds_lfht_mm_type cds_lfht_mm_mmap;
 
-static inline struct cds_lfht_node *cds_lfht_iter_get_node(struct cds_lfht_iter *iter)
+static inline struct cds_lfht_node *cds_lfht_iter_get_node(const struct cds_lfht_iter *iter)
 {
 	return iter->node;
 }
