@@ -4,7 +4,8 @@
  * unions that convert from either pointer, may be declared uninitialized
  * and filled in member by member, and have const forms for the calls that
  * only look; liburcu's casts give those unions (the stacks' are overloaded
- * by form, in C++ only).  headers_strict.sh compiles this when a C++ compiler is there.
+ * by form, in C++ only).  headers_strict.sh compiles this when a C++
+ * compiler is there.
  */
 #define _LGPL_SOURCE
 #include <urcu.h>

@@ -21,8 +21,8 @@
 #define _LGPL_SOURCE
 #endif
 #include <urcu.h>
-#include <urcu/system.h>
 #include <urcu/rculfhash.h>
+#include <urcu/system.h>
 #include <urcu/uatomic.h>
 #include <urcu/wfstack.h>
 
