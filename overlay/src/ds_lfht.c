@@ -23,6 +23,8 @@
 #include <urcu/flavor.h>
 #include <urcu/rculfhash.h>
 
+#include "overlay.h"
+
 #define QUIESCE_NO_SHORT_NAMES
 #include <quiesce/rcu.h>
 #include <quiesce/rcu_mb.h>
@@ -317,17 +319,36 @@ void cds_lfht_count_nodes(struct cds_lfht *ht, long *split_count_before, unsigne
  * chain, and so does a step after a lookup, the common call, which keeps
  * no link (the table's plain lookup, a chain's walk as the lookup's).
  */
-static void set_position(struct cds_lfht_iter *iter, struct quiesce_rcuhash_node *n,
-			 const void *resume, enum lfht_entry entered)
+static void set_position(const struct cds_lfht *ht, struct cds_lfht_iter *iter,
+			 struct quiesce_rcuhash_node *n, const void *resume,
+			 enum lfht_entry entered)
 {
 	struct cds_lfht_node *node = lfht_node(n);
 
+	iter->ht = ht;
 	iter->node = node;
 	if (node) {
 		iter->hash = node->hash;
 		iter->seq = QUIESCE_LOAD(&node->seq);
 		iter->resume = entered == LFHT_INSIDE ? resume : NULL;
 	}
+}
+
+/*
+ * A step, or replace(), from a position in another table: a step would
+ * walk that table's links as this one's, and replace() would find the
+ * node missing here and say -ENOENT, hiding the mistake.  The position's
+ * table is the one of the call that set it, so an iterator that a lookup
+ * into another table reused, nested in a traversal, is caught at the
+ * traversal's next step.
+ */
+static void check_table(const struct cds_lfht *ht, const struct cds_lfht_iter *iter,
+			const char *call)
+{
+	if (QUIESCE_UNLIKELY(iter->ht != ht))
+		urcu_overlay_die(call, "the iterator's position is in another table (a lookup "
+				 "into another table, nested in a traversal, given the "
+				 "traversal's iterator?)");
 }
 
 /* Where a step from the iterator's position walks on (see set_position()). */
@@ -342,8 +363,8 @@ void cds_lfht_lookup(struct cds_lfht *ht, unsigned long hash, cds_lfht_match_fct
 	struct lfht_match m = { match, key };
 	enum lfht_entry entered = reader_enter(ht);
 
-	set_position(iter, quiesce_rcuhash_lookup_match(ht->q, hash, match_tramp, &m, NULL), NULL,
-		     entered);
+	set_position(ht, iter, quiesce_rcuhash_lookup_match(ht->q, hash, match_tramp, &m, NULL),
+		     NULL, entered);
 	reader_exit(ht, entered);
 }
 
@@ -357,10 +378,11 @@ void cds_lfht_next_duplicate(struct cds_lfht *ht, cds_lfht_match_fct match, cons
 
 	if (!iter->node)
 		return;
+	check_table(ht, iter, "cds_lfht_next_duplicate");
 	entered = reader_enter(ht);
 	resume = resume_of(iter, entered);
 	n = quiesce_rcuhash_lookup_match_seq(ht->q, iter->hash, match_tramp, &m, iter->seq, &resume);
-	set_position(iter, n, resume, entered);
+	set_position(ht, iter, n, resume, entered);
 	reader_exit(ht, entered);
 }
 
@@ -372,7 +394,7 @@ void cds_lfht_first(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 
 	/* From below every node (0, 0): the first node. */
 	n = quiesce_rcuhash_next_seq(ht->q, 0, 0, &resume);
-	set_position(iter, n, resume, entered);
+	set_position(ht, iter, n, resume, entered);
 	reader_exit(ht, entered);
 }
 
@@ -384,10 +406,11 @@ void cds_lfht_next(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 
 	if (!iter->node)
 		return;
+	check_table(ht, iter, "cds_lfht_next");
 	entered = reader_enter(ht);
 	resume = resume_of(iter, entered);
 	n = quiesce_rcuhash_next_seq(ht->q, iter->hash, iter->seq, &resume);
-	set_position(iter, n, resume, entered);
+	set_position(ht, iter, n, resume, entered);
 	reader_exit(ht, entered);
 }
 
@@ -436,6 +459,7 @@ int cds_lfht_replace(struct cds_lfht *ht, struct cds_lfht_iter *old_iter, unsign
 
 	if (!old)
 		return -ENOENT;
+	check_table(ht, old_iter, "cds_lfht_replace");
 	if (old->hash != (uint64_t)hash || !match(old, key))
 		return -EINVAL;
 	new_node->hash = hash;

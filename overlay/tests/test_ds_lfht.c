@@ -11,10 +11,12 @@
  * (0.14); iteration and count_nodes agree; destroy refuses while the table
  * holds nodes; an explicit resize loses nothing; a step never returns a node
  * deleted after the iterator reached it (the next duplicate, the next node);
- * 0.15's allocator takes and gets back every block of the table's memory; a
- * table walked and emptied outside a read-side section, and (qsbr) by a
- * thread that never registered, and inside one (qsbr: online), each node
- * freed inside the walk.
+ * an iterator positioned in another table (a nested lookup reusing it)
+ * aborts the step or replace given it; 0.15's allocator takes and gets
+ * back every block of the table's memory; a table walked and emptied
+ * outside a read-side section, and (qsbr) by a thread that never
+ * registered, and inside one (qsbr: online), each node freed inside the
+ * walk.
  *
  * Stress: keys below STABLE are in the table throughout, their nodes
  * replaced by add_replace and replace all the time; the other keys come
@@ -419,6 +421,48 @@ static void step_past_deleted(void)
 	rcu_barrier();
 }
 
+/*
+ * A lookup into another table, nested in a traversal, given the
+ * traversal's iterator: the traversal's next step (or next_duplicate, or a
+ * replace at that position) must abort with a message, in a child.  The
+ * call is arg's name.
+ */
+static void step_from_another_table(void *arg)
+{
+	const char *call = arg;
+	struct cds_lfht *outer = cds_lfht_new(1, 1, 0, 0, NULL);
+	struct cds_lfht *inner = cds_lfht_new(1, 1, 0, 0, NULL);
+	struct item *o = new_item(3), *i = new_item(3), *r = new_item(3);
+	struct cds_lfht_iter iter;
+	unsigned long k3 = 3;
+
+	rcu_read_lock();
+	cds_lfht_add(outer, hash_key(3), &o->node);
+	cds_lfht_add(inner, hash_key(3), &i->node);
+	if (!strcmp(call, "cds_lfht_next_duplicate"))
+		cds_lfht_lookup(outer, hash_key(3), match, &k3, &iter);
+	else
+		cds_lfht_first(outer, &iter);
+	cds_lfht_lookup(inner, hash_key(3), match, &k3, &iter);
+	if (!strcmp(call, "cds_lfht_next"))
+		cds_lfht_next(outer, &iter);
+	else if (!strcmp(call, "cds_lfht_next_duplicate"))
+		cds_lfht_next_duplicate(outer, match, &k3, &iter);
+	else
+		cds_lfht_replace(outer, &iter, hash_key(3), match, &k3, &r->node);
+	rcu_read_unlock();
+}
+
+static void iterator_of_another_table(void)
+{
+	static const char *const calls[] = { "cds_lfht_next", "cds_lfht_next_duplicate",
+					     "cds_lfht_replace" };
+
+	for (unsigned c = 0; c < sizeof(calls) / sizeof(calls[0]); c++)
+		check_child_aborts(step_from_another_table, (void *)calls[c],
+				   "the iterator's position is in another table");
+}
+
 /* 0.15's allocator: a counting one (check.h); malloc is liburcu's alone. */
 static struct check_counted counted;
 
@@ -704,6 +748,7 @@ int main(void)
 	contracts();
 	step_past_deleted();
 	duplicates_in_order();
+	iterator_of_another_table();
 	custom_allocator();
 	MAIN_OFFLINE();		/* qsbr: outside a read-side section means offline */
 	teardown_outside_reader();

@@ -52,11 +52,12 @@
  * (updaters move buckets), so its pthread_attr_t is only handed back.
  *
  * Differences (docs/LIBURCU.md lists them): struct cds_lfht_node is three
- * words (liburcu: two); struct cds_lfht_iter holds the node, its position and the link
- * after it (liburcu: the node and the next); max_nr_buckets is
- * not enforced; the memory-management back ends (cds_lfht_mm_*) are names
- * only and _cds_lfht_new() ignores its mm argument; CDS_LFHT_ACCOUNTING is
- * always on (count_nodes' split counts are quiesce's element count).
+ * words (liburcu: two); struct cds_lfht_iter holds the node, its position,
+ * the link after it and the table (liburcu: the node and the next);
+ * max_nr_buckets is not enforced; the memory-management back ends
+ * (cds_lfht_mm_*) are names only and _cds_lfht_new() ignores its mm
+ * argument; CDS_LFHT_ACCOUNTING is always on (count_nodes' split counts
+ * are quiesce's element count).
  */
 #ifndef QUIESCE_OVERLAY_URCU_RCULFHASH_H
 #define QUIESCE_OVERLAY_URCU_RCULFHASH_H
@@ -92,12 +93,16 @@ struct cds_lfht_node {
  * returned (a lookup keeps no link: the step after one walks from the
  * head of the chain): the next call goes on from those and reads nothing
  * of the node, which the table's last holder may have freed (liburcu's
- * iterators keep the next node, not this one).
+ * iterators keep the next node, not this one).  And the table it is in:
+ * a step or replace() given another table aborts with a message (the
+ * mistake liburcu's CDS_LFHT_ITER_DEBUG build catches, a lookup into
+ * another table nested in a traversal with the traversal's iterator).
  */
 struct cds_lfht_iter {
 	struct cds_lfht_node *node;
 	uint64_t hash, seq;
 	const void *resume;
+	const struct cds_lfht *ht;
 };
 
 typedef int (*cds_lfht_match_fct)(struct cds_lfht_node *node, const void *key);
