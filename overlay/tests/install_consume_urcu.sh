@@ -106,6 +106,37 @@ fi
 grep -q 'liburcu-memb.so is loaded in this process too, linked by the program or by a library' \
 	"$work/dep_mixed.err" || { echo "no message naming the dependency's liburcu:"; cat "$work/dep_mixed.err"; exit 1; }
 
+# A prefix outside the loader's paths, found through RUNPATHs alone: a
+# library of the program calls the overlay out of line (so --as-needed
+# keeps libquiesce-urcu and drops libquiesce) and is linked with
+# -Wl,-rpath,PREFIX/lib; the program, which only links that library, runs
+# with no LD_LIBRARY_PATH (multipath-tools' tests set theirs to their own
+# directories).  The loader looks for libquiesce-urcu's own needs through
+# libquiesce-urcu's RUNPATH, not its user's: it must find libquiesce
+# beside itself.
+mkdir "$work/runpath"
+cat > "$work/runpath/lib.c" <<'LIB'
+#include <urcu.h>
+int lib_grace_period(void)
+{
+	rcu_register_thread();
+	synchronize_rcu();
+	rcu_unregister_thread();
+	return 0;
+}
+LIB
+cat > "$work/runpath/main.c" <<'MAIN'
+int lib_grace_period(void);
+int main(void) { return lib_grace_period(); }
+MAIN
+"$compiler" -shared -fPIC -o "$work/runpath/libgp.so" "$work/runpath/lib.c" \
+	$(PKG_CONFIG_PATH="$libdir/quiesce/urcu-pkgconfig" pkg-config --cflags --libs liburcu) \
+	-Wl,--as-needed -Wl,-rpath,"$libdir"
+"$compiler" -o "$work/runpath/main" "$work/runpath/main.c" -L "$work/runpath" -lgp \
+	-Wl,-rpath,"$work/runpath"
+env -u LD_LIBRARY_PATH "$work/runpath/main" ||
+	{ echo "a library linked with -Wl,-rpath,PREFIX/lib failed to load the overlay"; exit 1; }
+
 mkdir "$work/consumer"
 cp "$consumer" "$work/consumer/"
 cat > "$work/consumer/CMakeLists.txt" <<'CMAKE'
