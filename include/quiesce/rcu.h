@@ -269,15 +269,18 @@ QUIESCE_API void quiesce_cond_synchronize_rcu(unsigned long cookie);
  *   callback thread, as rcu_barrier() does for them, and stops the thread; a
  *   later call_rcu() starts it again.  Workers' callbacks are not waited for
  *   (quiesce_call_rcu_worker_destroy() runs them, call_rcu_worker.h).  At
- *   exit() the library waits (at most one second for every callback thread
+ *   exit(), after the atexit handlers the program registered from main() on
+ *   (and, with the library a shared object, after the destructors), the
+ *   library waits (at most one second for every callback thread
  *   together, workers included, and not at all when exit() is called inside
  *   a critical section or from a callback) for the pending callbacks to run,
  *   then stops the threads so that no callback runs during the rest of exit;
  *   one whose callbacks still wait for a grace period then (a reader holds
  *   it up) is left to end with the process, and one line on stderr counts
- *   them.  What is queued after that (by an atexit handler that
- *   runs later) never runs: a barrier that would wait for it returns at once,
- *   with a message.  The library's threads (callback threads, the defer
+ *   them.  What is queued after that (by an atexit handler registered
+ *   before the library's constructor ran, or, linked statically, by a
+ *   destructor) never runs: a barrier that would wait for it returns at
+ *   once, with a message.  The library's threads (callback threads, the defer
  *   flusher) are threads of the process, as liburcu's are: a program whose
  *   main() leaves by pthread_exit() lives on after its own last thread unless
  *   one of them calls exit().

@@ -10,7 +10,8 @@
  * once (none lost, none run twice), and a callback that must wait for a
  * reader (held inside its section until the test has seen the callback
  * not run), on the default object and on one of the thread's, whose busted
- * control (quiesce's callbacks that do not wait) must be caught.
+ * control (quiesce's callbacks that do not wait) must be caught; and an
+ * exit handler that waits for the callbacks and frees its object.
  */
 #define _LGPL_SOURCE
 #include <urcu.h>
@@ -19,6 +20,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -302,6 +304,46 @@ static void waits_for_reader(void)
 	call_rcu_data_free(crdp);
 }
 
+/*
+ * multipathd's shutdown: an exit handler, registered from main() before the
+ * first call_rcu(), queues a last callback (multipathd frees its
+ * configuration so), waits for the callbacks and frees the thread's own
+ * object.  It runs before quiesce stops the callback threads at exit()
+ * (src/common/init_order.h), so its barrier waits, as liburcu's does (with
+ * the stop first, the barrier said it could not, and the free aborted).
+ */
+static struct call_rcu_data *exit_crdp;
+static atomic_int exit_cbs_ran;
+
+static void exit_cb(struct rcu_head *head)
+{
+	free(head);
+	atomic_fetch_add(&exit_cbs_ran, 1);
+}
+
+static void free_own_object_at_exit(void)
+{
+	call_rcu(malloc(sizeof(struct rcu_head)), exit_cb);
+	rcu_barrier();
+	if (atomic_load(&exit_cbs_ran) != 2)
+		_exit(3);
+	set_thread_call_rcu_data(NULL);
+	synchronize_rcu();
+	call_rcu_data_free(exit_crdp);
+	rcu_unregister_thread();
+}
+
+static void shutdown_at_exit(void *arg)
+{
+	(void)arg;
+	rcu_register_thread();
+	exit_crdp = create_call_rcu_data(0, -1);
+	set_thread_call_rcu_data(exit_crdp);
+	atexit(free_own_object_at_exit);
+	call_rcu(malloc(sizeof(struct rcu_head)), exit_cb);
+	exit(0);
+}
+
 /* libquiesce's test hook (src/rcu/cb_domain.h): callbacks that do not wait. */
 extern bool quiesce_test_busted_call_rcu;
 
@@ -315,7 +357,14 @@ static void busted_waits(void *arg)
 int main(void)
 {
 	pthread_t t[THREADS];
+	char err[4096];
+	int status;
 
+	/* First, while no callback thread has started in this process. */
+	status = check_run_child(shutdown_at_exit, NULL, err, sizeof(err));
+	CHECK(status == 0 && !strstr(err, "quiesce"),
+	      "an exit handler that waits for the callbacks and frees its call_rcu_data: "
+	      "status %#x, %s", status, err);
 	objects_and_errors();
 	default_thread_from_anywhere();
 	threads_and_cpus();

@@ -23,9 +23,15 @@
  *    first, in this order (rcu/fork_handlers.h).
  *  - LIB_THREAD before the program runs: it reads the CPU set the process
  *    was started with, before the program pins anything (lib_thread.c).
- *  - STATS_AND_CALL_RCU registers the QUIESCE_STATS exit handler before
- *    those of the callback threads, so that it runs after them
- *    (stats_at_exit.c).
+ *  - STATS_AND_CALL_RCU registers the exit handlers before main().  exit()
+ *    runs handlers in the reverse order of their registration, so ours
+ *    run after every one the program registers from main() on, which may
+ *    still wait for callbacks, as liburcu's programs do (multipathd's
+ *    calls rcu_barrier() and frees its call_rcu_data).  The library being
+ *    a shared object, they also run after the destructors, which the
+ *    dynamic loader's own exit handler runs, registered after ours;
+ *    linked statically, before them.  The callback threads' stop runs
+ *    first of ours, the QUIESCE_STATS printer last (stats_at_exit.c).
  *  - STALL, whose environment a program's own setting then overrides.
  */
 #ifndef QUIESCE_INIT_ORDER_H

@@ -32,7 +32,6 @@
 #include "rcu/cb_debug.h"
 #include "rcu/cb_worker.h"
 #include "rcu/fork_handlers.h"
-#include "rcu/stats_at_exit.h"
 
 struct cb_thread {
 	struct quiesce_cb_queue queue;
@@ -282,5 +281,5 @@ void quiesce_call_rcu_fork_handlers(void)
 QUIESCE_CONSTRUCTOR(STATS_AND_CALL_RCU) static void call_rcu_init(void)
 {
 	quiesce_call_rcu_fork_handlers();
-	quiesce_stats_at_exit_init();
+	quiesce_cb_exit_handler_init();
 }

@@ -109,10 +109,12 @@
  * itself.  A stop or start that finds the state STOPPING waits (a futex on
  * the state) until the shutdown has ended its stop, then looks again.
  *
- * Exit and fork: every domain that was ever used is on a list.  At exit()
- * the domains' pending callbacks get to run, side by side and within one
- * bound for them all, then their threads stop, so that no callback runs
- * while the rest of exit() tears the process down; a thread whose
+ * Exit and fork: every domain that was ever used is on a list.  At exit(),
+ * after the program's own exit handlers (the library's constructor
+ * registered ours first: init_order.h), the domains' pending callbacks get
+ * to run, side by side and within one bound for them all, then their
+ * threads stop, so that no callback runs while the rest of exit() tears
+ * the process down (stdio; linked statically, the destructors); a thread whose
  * callbacks wait for a grace period held up past the bound is left to
  * stop on its own.  The list's lock is not held meanwhile (run_at_exit()).
  * Around fork() the list is held whole, but not the domains' own locks: a
@@ -569,6 +571,11 @@ static void register_exit_handler(void)
 	atexit(run_at_exit);
 }
 
+void quiesce_cb_exit_handler_init(void)
+{
+	pthread_once(&exit_handler_once, register_exit_handler);
+}
+
 /*
  * Under start_lock: the state once no shutdown is stopping the thread.
  * While one is (STOPPING), waits for it without the lock, until
@@ -597,7 +604,8 @@ static void start_worker(struct quiesce_cb_domain *cbd)
 {
 	char what[64];
 
-	pthread_once(&exit_handler_once, register_exit_handler);
+	/* Registered already, unless a program's constructor came first (init_order.h). */
+	quiesce_cb_exit_handler_init();
 	QUIESCE_STORE(&cbd->stop_requested, false);
 	QUIESCE_STORE(&cbd->state, QUIESCE_CB_WORKER_RUNNING);
 	snprintf(what, sizeof(what), "the %s callback thread", cbd->gp->ops->kind);

@@ -210,6 +210,11 @@ void quiesce_cb_throttle(struct quiesce_cb_domain *cbd);
 void quiesce_cb_domains_prepare_fork(void);
 void quiesce_cb_domains_parent_after_fork(void);
 void quiesce_cb_domains_child_after_fork(void);
+/*
+ * Registers exit()'s stop of the callback threads, once, with the stats'
+ * exit handler before it (init_order.h says when).
+ */
+void quiesce_cb_exit_handler_init(void);
 
 /* The default domain's counters, for quiesce_rcu_get_stats(). */
 void quiesce_call_rcu_get_stats(struct quiesce_rcu_stats *out);

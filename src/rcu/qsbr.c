@@ -265,8 +265,9 @@ bool quiesce_qsbr_poll_state_synchronize_rcu(unsigned long cookie)
  * exit() takes the exiting thread offline, so that the callbacks queued
  * before can run in the wait the callback threads get at exit
  * (cb_domain.c).  That wait is an atexit() handler of cb_domain.c, made
- * when a callback thread first starts; this one is made after the QSBR
- * callback thread has started (woken below), so it runs first.
+ * before main() (init_order.h), or at the latest when a callback thread
+ * first starts; this one is made after the QSBR callback thread has
+ * started (woken below), so it runs first.
  */
 static pthread_once_t exit_hook_once = PTHREAD_ONCE_INIT;
 
