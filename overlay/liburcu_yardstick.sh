@@ -4,14 +4,15 @@
 # against an installed overlay, with -I/-l only, and runs the suites as
 # liburcu's own targets do, through liburcu's own scripts: `make check`
 # (the unit TESTS) and `make regtest` (regression's REGTEST_TESTS, then
-# benchmark's: the 1-second urcu and hash table runs).  Not part of CI (it
-# needs liburcu's sources, 0.13 to 0.15): docs/LIBURCU.md has the results.
+# benchmark's: the 1-second urcu and hash table runs); and liburcu's
+# doc/examples, through their own Makefiles.  Not part of CI (it needs
+# liburcu's sources, 0.13 to 0.15): docs/LIBURCU.md has the results.
 #
 #   overlay/liburcu_yardstick.sh LIBURCU_SOURCE_DIR PREFIX [WORKDIR]
 #
 # PREFIX is where `make install` put quiesce.  YARDSTICK_SUITES picks the
-# suites: "check regtest" by default (regtest takes half an hour on two
-# CPUs), empty to build only.  The programs, their sources and flags, and
+# suites: "examples check regtest" by default (regtest takes half an hour
+# on two CPUs), empty to build only.  The programs, their sources and flags, and
 # the tests are read from liburcu's Makefile.am files, so the set is the
 # one that version builds and runs.  Prints a line for each program that
 # does not build cleanly, then one per test: its TAP counts and exit
@@ -19,7 +20,7 @@
 # or a test fails.
 set -u
 src=$1 prefix=$2 work=${3:-$(mktemp -d)}
-suites=${YARDSTICK_SUITES-check regtest}
+suites=${YARDSTICK_SUITES-examples check regtest}
 cc=${CC:-cc} cxx=${CXX:-c++}
 libdir=$(ls -d "$prefix"/lib*/ | head -n 1)
 libdir=${libdir%/}
@@ -157,8 +158,49 @@ run_test() { # dir, test
 	[ $verdict = passes ] || grep -m3 -e '^not ok' -e '^#.*[Ee]rror' "$log" | sed 's/^/    /'
 }
 
+# liburcu's doc/examples, the API's example programs, built by their own
+# Makefiles (as installed: dist-files/Makefile on top) with the overlay's
+# -I and liburcu's -l names (PREFIX/lib/quiesce/liburcu), then each run:
+# it must exit 0.
+run_examples() {
+	local ex=$work/examples ran=0 b name rc real
+	rm -rf "$ex"
+	cp -R "$src/doc/examples" "$ex"
+	cp "$src/doc/examples/dist-files/Makefile" "$ex/"
+	if ! make -s -C "$ex" CPPFLAGS="$inc -MD" LDFLAGS="-L$libdir/quiesce/liburcu -pthread" \
+		> "$ex/build.log" 2>&1; then
+		echo "doc/examples do not build: $(grep -m1 -E 'error|undefined' "$ex/build.log")"
+		failed=1
+		return
+	fi
+	real=$(find "$ex" -name '*.d' -exec cat {} + | tr ' ' '\n' | grep -E '/urcu[/.-]' |
+		grep -v -e "^$prefix/" -e "^$ex/" | sort -u | head -n 3 | tr '\n' ' ')
+	if [ -n "$real" ]; then
+		echo "doc/examples used real liburcu headers: $real"
+		failed=1
+	fi
+	for b in $(find "$ex" -type f -perm -u+x | sort); do
+		name=examples/${b#"$ex"/}
+		if objdump -p "$b" | grep NEEDED | grep -q liburcu; then
+			printf '%-48s linked against liburcu itself\n' "$name"
+			failed=1
+			continue
+		fi
+		(cd "${b%/*}" && timeout 60 "$b" > "$b.log" 2>&1 < /dev/null)
+		rc=$?
+		if [ $rc -eq 0 ]; then
+			ran=$((ran + 1))
+		else
+			printf '%-48s FAILS: exit %d\n' "$name" $rc
+			failed=1
+		fi
+	done
+	echo "doc/examples: $ran programs built and exited 0"
+}
+
 for suite in $suites; do
 	case $suite in
+	examples) run_examples ;;
 	check) for t in $(var unit TESTS); do run_test unit "$t"; done ;;
 	regtest)
 		for t in $(var regression REGTEST_TESTS); do run_test regression "$t"; done
