@@ -261,7 +261,7 @@ __attribute__((destructor)) static void wait_for_cb_thread_end(void)
 
 	if (!wait_for_cb_thread_at_exit)
 		return;
-	/* Woken by exit()'s stop of the idle callback thread (cb_domain.c). */
+	/* Woken by exit()'s stop of the idle callback thread (cb_lifecycle.c). */
 	while (check_each_lib_thread(NULL, NULL) > 0) {
 		if (check_now_ns() > deadline) {
 			fprintf(stderr, "the callback thread did not end after exit() stopped it\n");

@@ -1,6 +1,6 @@
 /*
  * exit() lets pending callbacks run before it stops their threads
- * (src/rcu/cb_domain.c, "Exit and fork").  A callback that runs then and
+ * (src/rcu/cb_lifecycle.c, "Exit and fork").  A callback that runs then and
  * is the first to use another domain (here the mb flavor's call_rcu())
  * lists that domain, which must not wait for exit()'s walk of the list:
  * that walk waits for the callback, until its deadline, and then reports

@@ -1,6 +1,6 @@
 /*
  * quiesce_call_rcu_shutdown() against what other threads and its own
- * callback thread do while it stops that thread (cb_domain.c: "Starting
+ * callback thread do while it stops that thread (cb_lifecycle.c: "Starting
  * and stopping"), each interleaving made certain:
  *  - an rcu_barrier() and a start_poll_synchronize_rcu() that ask while
  *    the shutdown begins, after its own barrier, are served: the thread

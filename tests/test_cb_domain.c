@@ -1,6 +1,6 @@
 /*
  * Callbacks of a domain other than the default one's per-thread queues
- * (src/rcu/cb_domain.c, shared-queue domains as SRCU and QSBR use them),
+ * (src/rcu/cb_*.c, shared-queue domains as SRCU and QSBR use them),
  * here over the default grace-period domain: a callback waits for a reader
  * that was inside when it was queued; the barrier waits for every callback
  * queued before it, from many threads, on many domains at once; the domain's
@@ -8,7 +8,7 @@
  * truth (right after a barrier too, while the worker goes round again);
  * misuse aborts; a child of fork() uses the domain on its own.
  *
- * Callers count their calls in a cache of their own thread (cb_domain.c:
+ * Callers count their calls in a cache of their own thread (cb_call.c:
  * "Counting"), so also: a barrier and pending() right after another
  * thread's call see it; pending() sees the callbacks the worker holds
  * (busted control: one that looks at the queues only); a thread's exit adds

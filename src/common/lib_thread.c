@@ -1,6 +1,6 @@
 /*
  * lib_thread.c - starting the library's own threads: each domain's callback
- * thread (cb_domain.c) and the deferral flusher (defer.c).
+ * thread (cb_lifecycle.c) and the deferral flusher (defer.c).
  *
  * They start lazily, from whichever program thread first needs them, and a
  * new thread inherits its creator's signal mask and CPU affinity.  Neither

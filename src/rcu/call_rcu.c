@@ -9,7 +9,7 @@
  * callback into an empty queue reads the callback thread's state, to wake it
  * (cb_domain.c explains why that suffices).  The other domains' callers
  * share one queue per domain but count the same way, in a small per-thread
- * cache (cb_domain.c: "Counting").
+ * cache (cb_call.c: "Counting").
  *
  * The callback thread (cb_domain.c: the default domain's quiesce_rcu_cb)
  * harvests every queue under queues_lock, through this file's

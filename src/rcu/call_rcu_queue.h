@@ -72,7 +72,7 @@ static inline struct quiesce_rcu_head *quiesce_cb_queue_append(struct quiesce_cb
 	 * linking into the dummy head below follows the consumer's reset of
 	 * it.  Release: publishes last->next = NULL.  Sequentially consistent:
 	 * the worker's idle check and rcu_barrier() rely on the total order of
-	 * this exchange with their own accesses (see cb_domain.c).
+	 * this exchange with their own accesses (see cb_domain.c, cb_call.c).
 	 */
 	prev = __atomic_exchange_n(&q->tail, last, __ATOMIC_SEQ_CST);
 	/*

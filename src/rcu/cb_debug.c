@@ -30,7 +30,7 @@
  * The mutexes are leaves: nothing else is taken under one, and only the
  * fork handler holds more than one (all, in index order), so that the
  * child never copies a table in mid-update.  The child empties them, as
- * it drops the parent's callbacks (cb_domain.c: "Exit and fork").  Few
+ * it drops the parent's callbacks (cb_lifecycle.c: "Exit and fork").  Few
  * shards, then: the fork handler holds them all beside the library's
  * other fork locks, and ThreadSanitizer tracks at most 64 held by one
  * thread.

@@ -1,7 +1,10 @@
 /*
  * cb_domain.c - a domain's callback thread: harvests, waits for grace
- * periods, runs callbacks; barriers, polled grace periods, backpressure and
- * its lifecycle.  One thread per domain that has callbacks (cb_domain.h).
+ * periods, runs callbacks; barriers, polled grace periods and backpressure.
+ * One thread per domain that has callbacks (cb_domain.h).  The callers'
+ * path and their count of the backlog are in cb_call.c; starting and
+ * stopping the thread, and what exit() and fork() do to it, in
+ * cb_lifecycle.c.
  *
  * The loop
  *   1. Runs the batches whose grace period has passed, oldest first.
@@ -62,95 +65,17 @@
  * so the load sees held count its batch until that batch has run.  The
  * lowering store is a release, paired with that load: a caller that sees
  * nothing pending sees what the callbacks did.
- *
- * Counting: the backlog (throttling and expediting above) is the only count
- * on the callers' path, and it is approximate by design; nothing exact
- * depends on it.  The default domain's callers count per thread in
- * call_rcu.c.  The other domains' callers count in a cache of their own
- * thread, COUNT_SLOTS slots chosen by a hash of the domain's address, so a
- * thread holds counts for a few domains however many exist:
- *  - a call to the domain that holds its slot adds one to the slot, which
- *    only its thread writes; the QUIESCE_CB_BACKLOG_FLUSH-th adds them to
- *    the backlog and checks the marks;
- *  - a call to another domain takes the slot if it is free or holds no
- *    count (one compare-and-swap of the slot's domain); otherwise it adds
- *    itself directly to its domain's backlog, checking the marks whenever
- *    that add carries the backlog past a multiple of
- *    QUIESCE_CB_BACKLOG_FLUSH, so that a thread alternating between two
- *    domains of one slot is still throttled (and pays one shared add per
- *    call to the one without the slot);
- *  - the thread's exit adds what its slots hold.
- * So a thread writes a count into a domain other than the one it is
- * calling only at exit.  The hazard is memory: a slot may name a domain
- * that is then destroyed (its callbacks have run, its counts are still in
- * the slot), and the exit must not write into freed memory.  destroy()
- * frees the slots naming the domain (compare-and-swap to NULL, racing the
- * owner's own) in every thread's cache, each under that thread's lock,
- * and the exit adds what its slots hold under the same lock.  Elsewhere a
- * thread writes only into the domain it is calling, which its caller
- * guarantees exists.  Locks: counters_lock, then one thread's counter
- * lock; neither is held while taking a domain's.
- *
- * Starting and stopping: under start_lock, but for the join.  A waker that
- * finds the thread ABSENT starts it under the lock.  A stop stores
- * stop_requested, then the state: STOPPING for shutdown, GONE for good for
- * destroy() and exit(); then it lets go of the lock and joins the thread.
- * What the thread does last must not wait for that join: a callback that
- * queues while the stop goes on, the thread's exit handing its partial
- * defer_rcu() blocks to call_rcu() (under defer.c's registry lock, which a
- * fork() being prepared holds).  No waker wakes or starts a thread that is
- * STOPPING or GONE.
- * After the join, shutdown stores ABSENT, then looks at the batches, the
- * queues and the requests (a barrier's harvest, a poll's grace period),
- * and starts a thread if anything is left: the store-buffer pattern of
- * "Sleeping and waking", sequentially consistent.  A caller that queued or
- * asked and then saw STOPPING is seen by that look; one whose load comes
- * later sees ABSENT (or what followed it) and wakes or starts a thread
- * itself.  A stop or start that finds the state STOPPING waits (a futex on
- * the state) until the shutdown has ended its stop, then looks again.
- *
- * Exit and fork: every domain that was ever used is on a list.  At exit(),
- * after the program's own exit handlers (the library's constructor
- * registered ours first: init_order.h), the domains' pending callbacks get
- * to run, side by side and within one bound for them all, then their
- * threads stop, so that no callback runs while the rest of exit() tears
- * the process down (stdio; linked statically, the destructors); a thread whose
- * callbacks wait for a grace period held up past the bound is left to
- * stop on its own.  The list's lock is not held meanwhile (run_at_exit()).
- * Around fork() the list is held whole, but not the domains' own locks: a
- * program may have a domain per CPU, and ThreadSanitizer stops a thread
- * that holds more than 64 locks.  Nothing the child keeps needs them.  It
- * has no callback thread and drops the parent's batches (they run in the
- * parent), so it makes the rest anew, the two locks and the condition
- * included (another thread of the parent may have been inside them at
- * fork()): of a domain it keeps its place on the list, whether exit() or
- * destroy() made its thread GONE, and poll_target, each one word, stored
- * whole.  A grace period that start_poll asked for is still asked for: the
- * child's first poll of it starts a thread (quiesce_cb_domain_poll()).  So
- * that the remaking reaches every lock in use, a thread lists a domain
- * before it first takes either lock (ensure_listed()).  The forking thread
- * keeps its counting slots, emptied (the counts were of the parent's
- * callbacks).  A callback must not fork(): its child, a copy of the
- * callback thread without the batches it was running, dies with a message
- * as soon as the callback returns there (one that execs first is not
- * affected).
  */
-#include "rcu/cb_domain.h"
+#include "rcu/cb_domain_internal.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include <quiesce/rculist.h>
-
 #include "common/cancel.h"
 #include "common/diag.h"
 #include "common/futex.h"
-#include "common/lib_thread.h"
-#include "common/thread_exit.h"
 #include "rcu/cb_debug.h"
-#include "rcu/stats_at_exit.h"
 
 /* How long callbacks gather before a normal grace period (see the top). */
 #define GATHER_NS 1000000u
@@ -158,8 +83,6 @@
 #define CB_BUSTED_EVERY 64
 
 bool quiesce_test_busted_call_rcu;
-bool quiesce_test_call_rcu_no_throttle;
-bool quiesce_test_busted_cb_forget;
 bool quiesce_test_busted_cb_pending;
 bool quiesce_test_busted_cb_lost;
 bool quiesce_test_busted_cb_twice;
@@ -172,13 +95,6 @@ static __thread struct quiesce_cb_domain *on_worker __attribute__((tls_model("in
 static __thread struct quiesce_cb_domain *forked_in_callback
 	__attribute__((tls_model("initial-exec")));
 
-/* The domains ever used, for exit and fork: under domains_lock. */
-static pthread_mutex_t domains_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct quiesce_cb_domain *domains;
-/* exit() is done with a domain (exit_stopping cleared): destroy() may unlink it. */
-static pthread_cond_t exit_stopped = PTHREAD_COND_INITIALIZER;
-static pthread_once_t exit_handler_once = PTHREAD_ONCE_INIT;
-
 bool quiesce_cb_on_worker(void)
 {
 	return on_worker == &quiesce_rcu_cb;
@@ -189,42 +105,14 @@ bool quiesce_cb_domain_on_worker(const struct quiesce_cb_domain *cbd)
 	return on_worker == cbd;
 }
 
+bool quiesce_cb_on_some_worker(void)
+{
+	return on_worker != NULL;
+}
+
 bool quiesce_cb_gone(void)
 {
 	return QUIESCE_LOAD(&quiesce_rcu_cb.state) == QUIESCE_CB_WORKER_GONE;
-}
-
-static void init_progress_cond(struct quiesce_cb_domain *cbd)
-{
-	pthread_condattr_t attr;
-
-	/* Deadlines are quiesce_now_ns() values. */
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&cbd->progress, &attr);
-	pthread_condattr_destroy(&attr);
-}
-
-/*
- * Puts the domain on the list (once), making its progress condition: every
- * thread that takes either of its locks, or waits on or signals the
- * condition, calls this first (the domain's first user may be a waiter, and
- * the default domain's callers queue without it; fork() remakes the locks
- * of the listed domains).
- */
-static void ensure_listed(struct quiesce_cb_domain *cbd)
-{
-	if (QUIESCE_LOAD_ACQUIRE(&cbd->listed))
-		return;
-	pthread_mutex_lock(&domains_lock);
-	if (!cbd->listed) {
-		init_progress_cond(cbd);
-		cbd->next_listed = domains;
-		domains = cbd;
-		/* Release: pairs with the acquire above; the cond is made. */
-		QUIESCE_STORE_RELEASE(&cbd->listed, true);
-	}
-	pthread_mutex_unlock(&domains_lock);
 }
 
 void quiesce_cb_domain_init(struct quiesce_cb_domain *cbd, struct quiesce_gp_domain *gp,
@@ -253,7 +141,7 @@ static QUIESCE_COLD QUIESCE_NORETURN void callback_forked(void (*func)(struct qu
 }
 
 /* Whether the caller holds the domain's grace periods: it must not wait for one. */
-static bool caller_holds_gp(struct quiesce_cb_domain *cbd)
+bool quiesce_cb_caller_holds_gp(struct quiesce_cb_domain *cbd)
 {
 	return cbd->gp->ops->caller_holds && cbd->gp->ops->caller_holds(cbd->gp);
 }
@@ -297,7 +185,7 @@ static uint64_t invoke(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *li
 			func(cb);
 		else
 			run_busted(cb, func, busted_lost);
-		/* Before anything else: the child's batches are gone (see the top). */
+		/* Before anything else: the child's batches are gone (cb_lifecycle.c). */
 		if (QUIESCE_UNLIKELY(forked_in_callback))
 			callback_forked(func);
 		if (QUIESCE_UNLIKELY(quiesce_rcu_read_ongoing()))
@@ -309,7 +197,7 @@ static uint64_t invoke(struct quiesce_cb_domain *cbd, struct quiesce_cb_list *li
 		 * handed to another thread, which ends it (SRCU): a section
 		 * left open by mistake there shows in the stall reports.
 		 */
-		if (QUIESCE_UNLIKELY(!cbd->gp->ops->sections_handed_off && caller_holds_gp(cbd)))
+		if (QUIESCE_UNLIKELY(!cbd->gp->ops->sections_handed_off && quiesce_cb_caller_holds_gp(cbd)))
 			quiesce_die("%s callback %p returned holding its domain's grace periods (inside "
 				    "a read-side critical section; QSBR: registered and online): its "
 				    "callback thread would wait for itself forever",
@@ -499,13 +387,13 @@ static bool poll_pending(struct quiesce_cb_domain *cbd, unsigned long *target)
 }
 
 /* Whether callbacks are queued or a request waits (the batches aside). */
-static bool work_waiting(struct quiesce_cb_domain *cbd)
+bool quiesce_cb_work_waiting(struct quiesce_cb_domain *cbd)
 {
 	unsigned long target;
 
 	/*
-	 * Sequentially consistent: see "Sleeping and waking" and "Starting
-	 * and stopping" at the top.
+	 * Sequentially consistent: see "Sleeping and waking" at the top, and
+	 * "Starting and stopping" in cb_lifecycle.c.
 	 */
 	return harvest_asked(cbd) || poll_pending(cbd, &target) || queued_anywhere(cbd);
 }
@@ -513,7 +401,7 @@ static bool work_waiting(struct quiesce_cb_domain *cbd)
 static bool work_pending(struct quiesce_cb_domain *cbd)
 {
 	/* Sequentially consistent: see "Sleeping and waking" above. */
-	return __atomic_load_n(&cbd->stop_requested, __ATOMIC_SEQ_CST) || work_waiting(cbd);
+	return __atomic_load_n(&cbd->stop_requested, __ATOMIC_SEQ_CST) || quiesce_cb_work_waiting(cbd);
 }
 
 static void sleep_until_work(struct quiesce_cb_domain *cbd)
@@ -534,7 +422,7 @@ static void sleep_until_work(struct quiesce_cb_domain *cbd)
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
-static void *worker_main(void *arg)
+void *quiesce_cb_worker_main(void *arg)
 {
 	struct quiesce_cb_domain *cbd = arg;
 	unsigned long target;
@@ -561,111 +449,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void run_at_exit(void);
-
-static void register_exit_handler(void)
-{
-	/* The stats' first, so that they are printed after this has run (init_order.h). */
-	quiesce_stats_at_exit_init();
-	/* Registered once: a child of fork() inherits it. */
-	atexit(run_at_exit);
-}
-
-void quiesce_cb_exit_handler_init(void)
-{
-	pthread_once(&exit_handler_once, register_exit_handler);
-}
-
-/*
- * Under start_lock: the state once no shutdown is stopping the thread.
- * While one is (STOPPING), waits for it without the lock, until
- * deadline_ns when not 0 (the state may then still be STOPPING).
- */
-static int state_after_stop(struct quiesce_cb_domain *cbd, uint64_t deadline_ns)
-{
-	int state;
-
-	while ((state = QUIESCE_LOAD(&cbd->state)) == QUIESCE_CB_WORKER_STOPPING) {
-		uint64_t now = quiesce_now_ns();
-
-		if (deadline_ns && now >= deadline_ns)
-			break;
-		pthread_mutex_unlock(&cbd->start_lock);
-		/* Woken by stop_worker() once the stop has ended, or at the deadline. */
-		quiesce_futex_wait(&cbd->state, QUIESCE_CB_WORKER_STOPPING,
-				   deadline_ns ? deadline_ns - now : 0);
-		pthread_mutex_lock(&cbd->start_lock);
-	}
-	return state;
-}
-
-/* Under start_lock, with the state ABSENT. */
-static void start_worker(struct quiesce_cb_domain *cbd)
-{
-	char what[64];
-
-	/* Registered already, unless a program's constructor came first (init_order.h). */
-	quiesce_cb_exit_handler_init();
-	QUIESCE_STORE(&cbd->stop_requested, false);
-	QUIESCE_STORE(&cbd->state, QUIESCE_CB_WORKER_RUNNING);
-	snprintf(what, sizeof(what), "the %s callback thread", cbd->gp->ops->kind);
-	cbd->worker = quiesce_lib_thread_start(worker_main, cbd, false, cbd->cpu, cbd->thread_name,
-					       what);
-}
-
-void quiesce_cb_wake_worker(struct quiesce_cb_domain *cbd)
-{
-	int sleeping = QUIESCE_CB_WORKER_SLEEPING;
-
-	/* Sequentially consistent: see "Sleeping and waking" above. */
-	if (__atomic_compare_exchange_n(&cbd->state, &sleeping, QUIESCE_CB_WORKER_RUNNING, false,
-					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-		quiesce_futex_wake_all(&cbd->state);
-		return;
-	}
-	/*
-	 * Running, or stopping (the shutdown looks for work after its join:
-	 * see "Starting and stopping" at the top), or gone.
-	 */
-	if (sleeping != QUIESCE_CB_WORKER_ABSENT)
-		return;
-	ensure_listed(cbd);
-	pthread_mutex_lock(&cbd->start_lock);
-	if (QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_ABSENT)
-		start_worker(cbd);
-	pthread_mutex_unlock(&cbd->start_lock);
-}
-
-pthread_t quiesce_cb_domain_thread(struct quiesce_cb_domain *cbd)
-{
-	pthread_t thread;
-	int state;
-
-	/* From one of its callbacks: a stop under way would wait for this one. */
-	if (on_worker == cbd)
-		return pthread_self();
-	ensure_listed(cbd);
-	pthread_mutex_lock(&cbd->start_lock);
-	/*
-	 * A caller that holds the domain's grace periods (a reader; online,
-	 * for QSBR) must not wait for a stop under way: the stopping thread
-	 * may be waiting for a grace period that this caller holds up.  It
-	 * gets the thread being stopped, as if it had asked just before.
-	 */
-	if (quiesce_rcu_read_ongoing() || caller_holds_gp(cbd))
-		state = QUIESCE_LOAD(&cbd->state);
-	else
-		state = state_after_stop(cbd, 0);
-	if (state == QUIESCE_CB_WORKER_GONE)
-		quiesce_die("the %s callback thread was asked for after exit() stopped it",
-			    cbd->gp->ops->kind);
-	if (state == QUIESCE_CB_WORKER_ABSENT)
-		start_worker(cbd);
-	thread = cbd->worker;
-	pthread_mutex_unlock(&cbd->start_lock);
-	return thread;
-}
-
 /*
  * For a caller that has just stored what it waits for: the worker runs its
  * next harvest now, whether it was asleep, absent or letting callbacks
@@ -679,209 +462,7 @@ static void wake_or_hurry_worker(struct quiesce_cb_domain *cbd)
 		quiesce_cb_hurry_worker(cbd);
 }
 
-void quiesce_cb_null_func(struct quiesce_rcu_head *head)
-{
-	quiesce_die("call_rcu(%p, NULL): a callback function is required "
-		    "(free_rcu() frees without one)", (void *)head);
-}
-
-/* Counting (see the top): a thread's slots, 1 << COUNT_SLOT_BITS of them. */
-#define COUNT_SLOT_BITS 2
-#define COUNT_SLOTS (1u << COUNT_SLOT_BITS)
-
-struct count_slot {
-	/*
-	 * NULL: free.  Set by the owner, freed by the owner at exit or by
-	 * destroy(), with compare-and-swap as they may race.
-	 */
-	struct quiesce_cb_domain *cbd;
-	unsigned calls;			/* not yet added to cbd->backlog; the owner's */
-};
-
-/* One thread's slots (relaxed atomics where destroy() reads them). */
-struct cb_counter {
-	struct count_slot slots[COUNT_SLOTS];
-	pthread_mutex_t lock;		/* exit against destroy(): see the top */
-	struct list_head link;		/* in counters, under counters_lock */
-	bool registered;
-};
-
-static __thread struct cb_counter counter_self __attribute__((tls_model("initial-exec")));
-
-static pthread_mutex_t counters_lock = PTHREAD_MUTEX_INITIALIZER;
-static LIST_HEAD(counters);		/* registered threads' counters */
-static pthread_key_t counter_key;
-static pthread_once_t counter_key_once = PTHREAD_ONCE_INIT;
-
-static struct count_slot *slot_of(struct cb_counter *self, struct quiesce_cb_domain *cbd)
-{
-	/* Fibonacci hashing: the product's top bits mix every bit of the address. */
-	uint64_t hash = (uint64_t)(uintptr_t)cbd * 0x9e3779b97f4a7c15u;
-
-	return &self->slots[hash >> (64 - COUNT_SLOT_BITS)];
-}
-
-/*
- * Adds the caller's latest n calls to the backlog.  An add that carries it
- * past a multiple of QUIESCE_CB_BACKLOG_FLUSH checks the marks: every full
- * slot's does, and one in about QUIESCE_CB_BACKLOG_FLUSH of single calls.
- */
-static void add_to_backlog(struct quiesce_cb_domain *cbd, long n)
-{
-	long backlog = __atomic_add_fetch(&cbd->backlog, n, __ATOMIC_RELAXED);
-
-	if (QUIESCE_LIKELY(backlog <= QUIESCE_CB_EXPEDITE_BACKLOG) ||
-	    backlog / QUIESCE_CB_BACKLOG_FLUSH == (backlog - n) / QUIESCE_CB_BACKLOG_FLUSH)
-		return;
-	quiesce_cb_hurry_worker(cbd);
-	if (backlog > QUIESCE_CB_THROTTLE_BACKLOG &&
-	    !QUIESCE_LOAD(&quiesce_test_call_rcu_no_throttle))
-		quiesce_cb_throttle(cbd);
-}
-
-/* At thread exit: adds what every slot holds, then leaves the list. */
-static void counter_exit(void *unused)
-{
-	struct cb_counter *self = &counter_self;
-
-	if (!self->registered)
-		return;
-	pthread_mutex_lock(&self->lock);
-	for (unsigned i = 0; i < COUNT_SLOTS; i++) {
-		struct count_slot *slot = &self->slots[i];
-		/* Under the lock: destroy() frees no slot meanwhile. */
-		struct quiesce_cb_domain *cbd = QUIESCE_LOAD(&slot->cbd);
-
-		if (cbd && slot->calls)
-			__atomic_fetch_add(&cbd->backlog, (long)slot->calls, __ATOMIC_RELAXED);
-		QUIESCE_STORE(&slot->cbd, NULL);
-	}
-	pthread_mutex_unlock(&self->lock);
-	/* Its slots are free: destroy() has nothing more to look at here. */
-	pthread_mutex_lock(&counters_lock);
-	list_del(&self->link);
-	pthread_mutex_unlock(&counters_lock);
-	pthread_mutex_destroy(&self->lock);
-	self->registered = false;
-}
-
-static void create_counter_key(void)
-{
-	if (pthread_key_create(&counter_key, counter_exit))
-		quiesce_die("pthread_key_create failed: cannot track thread exits");
-}
-
-static QUIESCE_COLD void register_counter(struct cb_counter *self)
-{
-	pthread_once(&counter_key_once, create_counter_key);
-	/* counter_exit() runs at the thread's exit. */
-	quiesce_on_thread_exit(counter_key, self, "call_rcu()");
-	pthread_mutex_init(&self->lock, NULL);
-	pthread_mutex_lock(&counters_lock);
-	list_add_tail(&self->link, &counters);
-	pthread_mutex_unlock(&counters_lock);
-	self->registered = true;
-}
-
-/*
- * A call to a domain that does not hold its slot: takes the slot when it
- * is free or its domain has nothing counted there.  Returns whether it did.
- */
-static QUIESCE_COLD bool take_slot(struct cb_counter *self, struct count_slot *slot,
-				   struct quiesce_cb_domain *cbd)
-{
-	struct quiesce_cb_domain *old = QUIESCE_LOAD(&slot->cbd);
-
-	if (!self->registered)
-		register_counter(self);
-	/* A free slot's count is stale: its domain was destroyed. */
-	if (old && slot->calls)
-		return false;
-	/* Fails when destroy() freed the slot meanwhile: this call goes direct. */
-	if (!__atomic_compare_exchange_n(&slot->cbd, &old, cbd, false, __ATOMIC_RELAXED,
-					 __ATOMIC_RELAXED))
-		return false;
-	slot->calls = 0;
-	return true;
-}
-
-/* destroy(): no slot names the domain any more (see "Counting" at the top). */
-static void forget_counts(struct quiesce_cb_domain *cbd)
-{
-	struct cb_counter *c;
-
-	if (!QUIESCE_LOAD(&cbd->ever_used) || QUIESCE_LOAD(&quiesce_test_busted_cb_forget))
-		return;
-	pthread_mutex_lock(&counters_lock);
-	list_for_each_entry(c, &counters, link) {
-		pthread_mutex_lock(&c->lock);
-		for (unsigned i = 0; i < COUNT_SLOTS; i++) {
-			struct quiesce_cb_domain *expected = cbd;
-
-			__atomic_compare_exchange_n(&c->slots[i].cbd, &expected, NULL, false,
-						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-		}
-		pthread_mutex_unlock(&c->lock);
-	}
-	pthread_mutex_unlock(&counters_lock);
-}
-
-void quiesce_cb_domain_call(struct quiesce_cb_domain *cbd, struct quiesce_rcu_head *head,
-			    void (*func)(struct quiesce_rcu_head *))
-{
-	struct cb_counter *self = &counter_self;
-	struct count_slot *slot = slot_of(self, cbd);
-	bool slot_held = QUIESCE_LOAD(&slot->cbd) == cbd;
-	struct quiesce_rcu_head *prev;
-	unsigned calls;
-
-	if (QUIESCE_UNLIKELY(!func))
-		quiesce_cb_null_func(head);
-	/*
-	 * On every call, not only when taking a slot: a slot may still name
-	 * a domain set up again at the same address without being destroyed.
-	 */
-	if (QUIESCE_UNLIKELY(!QUIESCE_LOAD(&cbd->ever_used))) {
-		ensure_listed(cbd);
-		QUIESCE_STORE(&cbd->ever_used, true);
-	}
-	if (QUIESCE_UNLIKELY(!slot_held))
-		slot_held = take_slot(self, slot, cbd);
-	if (QUIESCE_UNLIKELY(QUIESCE_LOAD(&quiesce_cb_debug_on)))
-		quiesce_cb_debug_queue(head, func, cbd->gp->ops->kind);
-	head->func = func;
-	prev = quiesce_cb_queue_append(&cbd->shared, head, head);
-	/*
-	 * head was the tail already: queued twice in a row (cb_debug.c).  Told
-	 * by the exchange, not by a load of the tail before it, which would
-	 * fetch the line that other callers write once more.  The loop just
-	 * linked dies with the process, long before a grace period lets the
-	 * callback thread follow it.
-	 */
-	if (QUIESCE_UNLIKELY(prev == head))
-		quiesce_cb_queued_twice(head, NULL, cbd->gp->ops->kind);
-	/*
-	 * Sequentially consistent, with the append's exchange before it: the
-	 * callback thread stores SLEEPING, then rechecks the queue; either it
-	 * sees this callback or this load sees SLEEPING.
-	 */
-	if (prev == &cbd->shared.head &&
-	    __atomic_load_n(&cbd->state, __ATOMIC_SEQ_CST) != QUIESCE_CB_WORKER_RUNNING)
-		quiesce_cb_wake_worker(cbd);
-	if (QUIESCE_UNLIKELY(!slot_held)) {
-		add_to_backlog(cbd, 1);
-		return;
-	}
-	calls = slot->calls + 1;
-	if (QUIESCE_LIKELY(calls < QUIESCE_CB_BACKLOG_FLUSH)) {
-		slot->calls = calls;
-		return;
-	}
-	slot->calls = 0;
-	add_to_backlog(cbd, calls);
-}
-
-static void forbid(struct quiesce_cb_domain *cbd, const char *call)
+void quiesce_cb_forbid(struct quiesce_cb_domain *cbd, const char *call)
 {
 	if (quiesce_rcu_read_ongoing())
 		quiesce_die("%s() called inside an RCU read-side critical section: "
@@ -895,13 +476,13 @@ static void forbid(struct quiesce_cb_domain *cbd, const char *call)
  * Asks for a harvest that starts after this call and waits until it has run
  * (or until deadline_ns, when not 0).  Returns whether it has.
  */
-static bool wait_for_harvest(struct quiesce_cb_domain *cbd, uint64_t deadline_ns)
+bool quiesce_cb_wait_for_harvest(struct quiesce_cb_domain *cbd, uint64_t deadline_ns)
 {
 	int cancel = quiesce_cancel_off();	/* between waiters++ and -- (cancel.h) */
 	unsigned long target;
 	bool done;
 
-	ensure_listed(cbd);	/* its progress condition is made */
+	quiesce_cb_ensure_listed(cbd);	/* its progress condition is made */
 	pthread_mutex_lock(&cbd->lock);
 	/* Sequentially consistent: see "Barriers" at the top of this file. */
 	target = __atomic_load_n(&cbd->harvests, __ATOMIC_SEQ_CST) + 1;
@@ -936,7 +517,7 @@ static bool wait_for_harvest(struct quiesce_cb_domain *cbd, uint64_t deadline_ns
 
 void quiesce_cb_domain_barrier(struct quiesce_cb_domain *cbd, const char *call)
 {
-	forbid(cbd, call);
+	quiesce_cb_forbid(cbd, call);
 	if (!QUIESCE_LOAD(&cbd->ever_used))
 		return;
 	/*
@@ -944,7 +525,7 @@ void quiesce_cb_domain_barrier(struct quiesce_cb_domain *cbd, const char *call)
 	 * thread (GONE): what is still queued then never runs, so the
 	 * barrier cannot keep its promise, and says so.
 	 */
-	if (!wait_for_harvest(cbd, 0) && quiesce_cb_domain_pending(cbd))
+	if (!quiesce_cb_wait_for_harvest(cbd, 0) && quiesce_cb_domain_pending(cbd))
 		quiesce_warn("%s() after exit() stopped the %s callback thread: the callbacks "
 			     "queued since will not run", call, cbd->gp->ops->kind);
 }
@@ -953,7 +534,7 @@ unsigned long quiesce_cb_domain_start_poll(struct quiesce_cb_domain *cbd)
 {
 	unsigned long cookie = quiesce_gp_snapshot(cbd->gp);
 
-	ensure_listed(cbd);
+	quiesce_cb_ensure_listed(cbd);
 	pthread_mutex_lock(&cbd->lock);
 	/* Sequentially consistent: see "Sleeping and waking" above. */
 	if ((long)(cookie - cbd->poll_target) > 0)
@@ -974,7 +555,7 @@ bool quiesce_cb_domain_poll(struct quiesce_cb_domain *cbd, unsigned long cookie)
 	 * ABSENT with a request pending: a child of fork() whose parent asked
 	 * (start_poll wakes or starts the thread itself, and a stop restarts
 	 * it for a request left over).  The child's first poll starts it, as
-	 * its first call would ("Exit and fork" at the top).
+	 * its first call would (cb_lifecycle.c: "Exit and fork").
 	 */
 	if (QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_ABSENT && poll_pending(cbd, &target))
 		quiesce_cb_wake_worker(cbd);
@@ -1003,12 +584,12 @@ void quiesce_cb_throttle(struct quiesce_cb_domain *cbd)
 			       (long)(deadline_ns % 1000000000u) };
 	int cancel;
 
-	if (on_worker || quiesce_rcu_read_ongoing() || caller_holds_gp(cbd) ||
+	if (on_worker || quiesce_rcu_read_ongoing() || quiesce_cb_caller_holds_gp(cbd) ||
 	    QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_GONE)
 		return;
 	__atomic_fetch_add(&cbd->stats.throttled, 1, __ATOMIC_RELAXED);
 	cancel = quiesce_cancel_off();	/* between waiters++ and -- (cancel.h) */
-	ensure_listed(cbd);	/* its progress condition is made */
+	quiesce_cb_ensure_listed(cbd);	/* its progress condition is made */
 	pthread_mutex_lock(&cbd->lock);
 	cbd->waiters++;
 	/*
@@ -1034,294 +615,8 @@ void quiesce_cb_throttle(struct quiesce_cb_domain *cbd)
 	quiesce_cancel_restore(cancel);
 }
 
-/*
- * Under start_lock, with the thread running, sleeping or stopping: asks it
- * to stop, leaving its batches for the next one; the state becomes
- * new_state, STOPPING (shutdown) or GONE.
- */
-static void ask_worker_to_stop(struct quiesce_cb_domain *cbd, int new_state)
+void quiesce_cb_worker_child_after_fork(void)
 {
-	/*
-	 * Sequentially consistent: the worker's looks at stop_requested after
-	 * storing SLEEPING (work_pending()) or gathering (hurried()) pair
-	 * with it, as callers' requests do (see "Sleeping and waking").
-	 */
-	__atomic_store_n(&cbd->stop_requested, true, __ATOMIC_SEQ_CST);
-	/* Pairs with the worker's compare-and-swaps in sleep_until_work(). */
-	if (__atomic_exchange_n(&cbd->state, new_state, __ATOMIC_SEQ_CST) ==
-	    QUIESCE_CB_WORKER_SLEEPING)
-		quiesce_futex_wake_all(&cbd->state);
-	quiesce_cb_hurry_worker(cbd);
-}
-
-/*
- * Stops the thread (see "Starting and stopping" at the top): called and
- * returns under start_lock, which it lets go of across the join.  With a
- * deadline, gives up waiting at that time; returns whether it ended.
- */
-static bool stop_worker(struct quiesce_cb_domain *cbd, int new_state, uint64_t deadline_ns)
-{
-	pthread_t worker = cbd->worker;
-	bool ended = true;
-	int cancel;
-
-	ask_worker_to_stop(cbd, new_state);
-	pthread_mutex_unlock(&cbd->start_lock);
-	/* A cancelled join would leave the state STOPPING for good (cancel.h). */
-	cancel = quiesce_cancel_off();
-	if (!deadline_ns) {
-		pthread_join(worker, NULL);
-	} else {
-		uint64_t now = quiesce_now_ns(), left = deadline_ns > now ? deadline_ns - now : 0;
-		struct timespec ts;
-
-		/* pthread_timedjoin_np() takes a CLOCK_REALTIME deadline. */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += (time_t)(left / 1000000000u);
-		ts.tv_nsec += (long)(left % 1000000000u);
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		ended = !pthread_timedjoin_np(worker, NULL, &ts);
-	}
-	/* Waiters look at the state again: GONE, they give up. */
-	pthread_mutex_lock(&cbd->lock);
-	pthread_cond_broadcast(&cbd->progress);
-	pthread_mutex_unlock(&cbd->lock);
-	pthread_mutex_lock(&cbd->start_lock);
-	/* Not when exit() made it GONE meanwhile: then it stays stopped. */
-	if (QUIESCE_LOAD(&cbd->state) == QUIESCE_CB_WORKER_STOPPING) {
-		/*
-		 * Sequentially consistent, before the look at the queues and
-		 * requests in work_waiting(): pairs with the loads of the state
-		 * after a call or a request (see "Starting and stopping").
-		 */
-		__atomic_store_n(&cbd->state, QUIESCE_CB_WORKER_ABSENT, __ATOMIC_SEQ_CST);
-		if (cbd->batch_count || work_waiting(cbd))
-			start_worker(cbd);
-	}
-	/* Wakes state_after_stop(). */
-	quiesce_futex_wake_all(&cbd->state);
-	quiesce_cancel_restore(cancel);
-	return ended;
-}
-
-/* Whether the thread is there and not being stopped. */
-static bool worker_alive(int state)
-{
-	return state == QUIESCE_CB_WORKER_RUNNING || state == QUIESCE_CB_WORKER_SLEEPING;
-}
-
-void quiesce_cb_domain_shutdown(struct quiesce_cb_domain *cbd, const char *call)
-{
-	forbid(cbd, call);
-	quiesce_cb_domain_barrier(cbd, call);
-	ensure_listed(cbd);	/* before its lock (see "Exit and fork") */
-	pthread_mutex_lock(&cbd->start_lock);
-	/* Callbacks and requests that came meanwhile restart it (stop_worker()). */
-	if (worker_alive(state_after_stop(cbd, 0)))
-		stop_worker(cbd, QUIESCE_CB_WORKER_STOPPING, 0);
-	pthread_mutex_unlock(&cbd->start_lock);
-}
-
-void quiesce_cb_domain_destroy(struct quiesce_cb_domain *cbd)
-{
-	/* First: the running callback counts as pending, and its barrier would abort. */
-	if (on_worker == cbd)
-		quiesce_die("destroying a %s domain from one of its own callbacks",
-			    cbd->gp->ops->kind);
-	if (quiesce_cb_domain_pending(cbd))
-		quiesce_die("destroying a %s domain with callbacks pending: "
-			    "wait for them with its barrier first", cbd->gp->ops->kind);
-	ensure_listed(cbd);	/* before its lock (see "Exit and fork") */
-	pthread_mutex_lock(&cbd->start_lock);
-	if (worker_alive(state_after_stop(cbd, 0)))
-		stop_worker(cbd, QUIESCE_CB_WORKER_GONE, 0);
-	pthread_mutex_unlock(&cbd->start_lock);
-	/*
-	 * After the worker has stopped: its thread's exit added what calls
-	 * made by its callbacks left in its slots.
-	 */
-	forget_counts(cbd);
-	pthread_mutex_lock(&domains_lock);
-	/* Woken by run_at_exit(), once its stop of this domain has returned. */
-	while (cbd->exit_stopping)
-		pthread_cond_wait(&exit_stopped, &domains_lock);
-	for (struct quiesce_cb_domain **p = &domains; *p; p = &(*p)->next_listed) {
-		if (*p == cbd) {
-			*p = cbd->next_listed;
-			pthread_cond_destroy(&cbd->progress);
-			break;
-		}
-	}
-	pthread_mutex_unlock(&domains_lock);
-	pthread_mutex_destroy(&cbd->lock);
-	pthread_mutex_destroy(&cbd->start_lock);
-}
-
-/*
- * exit(): every domain's pending callbacks get to run, all of them within
- * one bound (QUIESCE_CB_EXIT_WAIT_NS), however many domains there are (a
- * program may have one per CPU); then the threads stop.  Inside a
- * critical section (of a domain, or of the default one), or on a callback
- * thread, it cannot wait for anything.
- */
-struct exit_run {
-	bool may_wait;
-	uint64_t deadline_ns;		/* of every domain's wait */
-	unsigned stuck;			/* domains left with callbacks pending */
-	const char *stuck_kind;		/* their kind, or NULL when they differ */
-};
-
-/* How long a thread that has run its callbacks gets to end, past the deadline. */
-#define EXIT_JOIN_GRACE_NS 100000000u
-
-/* A domain left with callbacks pending: counted for exit()'s one warning. */
-static void note_stuck(struct exit_run *run, const char *kind)
-{
-	if (!run->stuck++)
-		run->stuck_kind = kind;
-	else if (run->stuck_kind && strcmp(run->stuck_kind, kind))
-		run->stuck_kind = NULL;
-}
-
-/*
- * Each domain in turn: its callbacks run, or the bound has passed; it
- * stops.  The threads of the domains after it run their callbacks
- * meanwhile, as they always do.
- */
-static void stop_at_exit(struct quiesce_cb_domain *cbd, struct exit_run *run)
-{
-	bool may_wait = run->may_wait && !caller_holds_gp(cbd);
-	uint64_t join_by;
-	int state;
-
-	pthread_mutex_lock(&cbd->start_lock);
-	state = may_wait ? state_after_stop(cbd, run->deadline_ns) : QUIESCE_LOAD(&cbd->state);
-	if (state == QUIESCE_CB_WORKER_ABSENT || state == QUIESCE_CB_WORKER_GONE) {
-		QUIESCE_STORE(&cbd->state, QUIESCE_CB_WORKER_GONE);
-	} else if (state == QUIESCE_CB_WORKER_STOPPING) {
-		/* It stops on its own; the shutdown joining it leaves it stopped. */
-		ask_worker_to_stop(cbd, QUIESCE_CB_WORKER_GONE);
-	} else if (!may_wait ||
-		   (!wait_for_harvest(cbd, run->deadline_ns) && quiesce_cb_domain_pending(cbd))) {
-		/*
-		 * It cannot run what it holds now (a grace period is held
-		 * up), and stops on its own once it can.  Nobody will join
-		 * it: GONE is for good, and shutdown and destroy() join only
-		 * a live thread.
-		 */
-		if (may_wait)
-			note_stuck(run, cbd->gp->ops->kind);
-		ask_worker_to_stop(cbd, QUIESCE_CB_WORKER_GONE);
-		pthread_detach(cbd->worker);
-	} else {
-		join_by = quiesce_now_ns() + EXIT_JOIN_GRACE_NS;
-		if (!stop_worker(cbd, QUIESCE_CB_WORKER_GONE,
-				 join_by > run->deadline_ns ? join_by : run->deadline_ns)) {
-			quiesce_warn("exit: the %s callback thread is still busy; exiting "
-				     "without it", cbd->gp->ops->kind);
-			/* Its join timed out; nobody else will join it (as above). */
-			pthread_detach(cbd->worker);
-		}
-	}
-	pthread_mutex_unlock(&cbd->start_lock);
-}
-
-/*
- * Each domain is stopped without domains_lock, which a callback still
- * running may need (its first call to a domain not yet listed, or a
- * worker's creation), and which the stop would otherwise wait for until
- * its deadline; exit_stopping keeps destroy() from unlinking the domain
- * meanwhile.  Domains listed meanwhile, at the head, are not stopped.
- */
-static void run_at_exit(void)
-{
-	struct exit_run run = {
-		.may_wait = !on_worker && !quiesce_rcu_read_ongoing(),
-		.deadline_ns = quiesce_now_ns() + QUIESCE_CB_EXIT_WAIT_NS,
-	};
-	struct quiesce_cb_domain *cbd;
-
-	pthread_mutex_lock(&domains_lock);
-	for (cbd = domains; cbd; cbd = cbd->next_listed) {
-		cbd->exit_stopping = true;
-		pthread_mutex_unlock(&domains_lock);
-		stop_at_exit(cbd, &run);
-		pthread_mutex_lock(&domains_lock);
-		cbd->exit_stopping = false;
-		pthread_cond_broadcast(&exit_stopped);
-	}
-	pthread_mutex_unlock(&domains_lock);
-	if (run.stuck)
-		quiesce_warn("exit: %s callbacks still pending after %u ms on %u callback "
-			     "thread%s (a reader holds a grace period up?); they will not run",
-			     run.stuck_kind ? run.stuck_kind : "some", QUIESCE_CB_EXIT_WAIT_NS / 1000000u,
-			     run.stuck, run.stuck == 1 ? "" : "s");
-}
-
-/*
- * fork(): the list, then the counters' list (a callback thread that exit()
- * or a stop joins takes it as it ends), then the debugging set's leaf locks
- * (cb_debug.c); the enqueue side (call_rcu.c) takes its own lock after
- * these.  Not the domains' locks, which the child makes anew (see "Exit and
- * fork" at the top), nor the counters' own: in the child only the forking
- * thread's counter remains, and it held none.
- */
-void quiesce_cb_domains_prepare_fork(void)
-{
-	pthread_mutex_lock(&domains_lock);
-	pthread_mutex_lock(&counters_lock);
-	quiesce_cb_debug_prepare_fork();
-}
-
-void quiesce_cb_domains_parent_after_fork(void)
-{
-	quiesce_cb_debug_parent_after_fork();
-	pthread_mutex_unlock(&counters_lock);
-	pthread_mutex_unlock(&domains_lock);
-}
-
-/* The child has no callback thread; the parent's batches are the parent's. */
-void quiesce_cb_domains_child_after_fork(void)
-{
-	struct cb_counter *self = &counter_self;
-
-	/* invoke() dies when the callback returns (see the top). */
+	/* invoke() dies when the callback returns. */
 	forked_in_callback = on_worker;
-	quiesce_cb_debug_child_after_fork();
-	INIT_LIST_HEAD(&counters);
-	if (self->registered) {
-		/* The backlogs restart at 0: the counts were the parent's. */
-		for (unsigned i = 0; i < COUNT_SLOTS; i++)
-			self->slots[i].calls = 0;
-		pthread_mutex_init(&self->lock, NULL);
-		list_add_tail(&self->link, &counters);
-	}
-	pthread_mutex_unlock(&counters_lock);
-	pthread_cond_init(&exit_stopped, NULL);
-	for (struct quiesce_cb_domain *cbd = domains; cbd; cbd = cbd->next_listed) {
-		/*
-		 * Their holders and waiters, the parent's other threads, are
-		 * not here, nor is a stop under way.
-		 */
-		pthread_mutex_init(&cbd->lock, NULL);
-		pthread_mutex_init(&cbd->start_lock, NULL);
-		init_progress_cond(cbd);
-		cbd->exit_stopping = false;
-		if (cbd->state != QUIESCE_CB_WORKER_GONE)
-			cbd->state = QUIESCE_CB_WORKER_ABSENT;
-		cbd->stop_requested = false;
-		cbd->gathering = 0;
-		cbd->batch_count = 0;
-		cbd->held = 0;
-		cbd->backlog = 0;
-		cbd->harvests = cbd->harvest_wanted = cbd->invoked_through = 0;
-		cbd->waiters = cbd->throttled_waiters = 0;
-		memset(&cbd->stats, 0, sizeof(cbd->stats));
-		if (!cbd->source)
-			quiesce_cb_queue_init(&cbd->shared);
-	}
-	pthread_mutex_unlock(&domains_lock);
 }

@@ -6,7 +6,7 @@
  * The default RCU domain (quiesce_rcu_cb) queues on per-thread queues
  * (call_rcu.c: its "source"); every other domain queues on one shared
  * wait-free queue in the struct, and each calling thread counts its calls
- * in a small cache of its own (cb_domain.c: "Counting").  The thread starts
+ * in a small cache of its own (cb_call.c: "Counting").  The thread starts
  * on the first call that needs it, stops at quiesce_cb_domain_destroy(), at
  * quiesce_call_rcu_shutdown() for the default domain, and at exit().
  */
@@ -66,7 +66,7 @@ struct quiesce_cb_source {
 /*
  * The callback thread's state (a futex word): callers that queue into an
  * empty queue read it, and wake or start the thread unless it runs or is
- * being stopped (cb_domain.c: "Starting and stopping").
+ * being stopped (cb_lifecycle.c: "Starting and stopping").
  */
 enum {
 	QUIESCE_CB_WORKER_RUNNING,
@@ -92,7 +92,7 @@ struct quiesce_cb_domain {
 	/*
 	 * Callbacks queued and not yet run, approximately: each calling
 	 * thread adds its calls QUIESCE_CB_BACKLOG_FLUSH at a time (call_rcu.c
-	 * for the default domain, the counting cache in cb_domain.c for the
+	 * for the default domain, the counting cache in cb_call.c for the
 	 * others).  Signed, as the worker may run callbacks not yet added.
 	 * For backpressure only: pending() does not read it.
 	 */

@@ -24,7 +24,7 @@
  *
  * fork(): workers_lock is held across it.  In the child the parent's
  * barriers have no thread, so the use counts restart at 0; each worker's
- * domain is reset by cb_domain.c (no thread, no callbacks).
+ * domain is reset by cb_lifecycle.c (no thread, no callbacks).
  */
 #include "rcu/cb_worker.h"
 

@@ -264,7 +264,7 @@ bool quiesce_qsbr_poll_state_synchronize_rcu(unsigned long cookie)
 /*
  * exit() takes the exiting thread offline, so that the callbacks queued
  * before can run in the wait the callback threads get at exit
- * (cb_domain.c).  That wait is an atexit() handler of cb_domain.c, made
+ * (cb_lifecycle.c).  That wait is an atexit() handler of cb_lifecycle.c, made
  * before main() (init_order.h), or at the latest when a callback thread
  * first starts; this one is made after the QSBR callback thread has
  * started (woken below), so it runs first.

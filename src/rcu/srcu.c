@@ -688,7 +688,8 @@ static void forbid_inside_own_section(struct quiesce_srcu_struct *ss,
 }
 
 /*
- * The callback thread's throttle and exit wait ask this (cb_domain.c):
+ * The callback thread's throttle and exit wait ask this (cb_domain.c,
+ * cb_lifecycle.c):
  * exit() inside a section of the domain does not wait for the domain's
  * callbacks, as inside any other section.  Not the check after each
  * callback (sections_handed_off): a callback may hand a section it opened

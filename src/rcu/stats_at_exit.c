@@ -3,7 +3,7 @@
  * at exit.
  *
  * Registered before main(), or by the first callback thread's start if a
- * program's constructor comes first (cb_domain.c), so it runs after every
+ * program's constructor comes first (cb_lifecycle.c), so it runs after every
  * exit handler registered later, the callback threads' among them.  The
  * variable is read at exit, so a program may set it while it runs.
  */

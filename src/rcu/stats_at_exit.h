@@ -5,7 +5,7 @@
 /*
  * Registers the printer, once: at start-up (by call_rcu.c, which every
  * program that uses RCU links, static or shared), or before the callback
- * threads' exit handler when that comes first (cb_domain.c).
+ * threads' exit handler when that comes first (cb_lifecycle.c).
  */
 void quiesce_stats_at_exit_init(void);
 
