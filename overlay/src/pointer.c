@@ -16,7 +16,10 @@ URCU_EXPORT void *rcu_dereference_sym(void *p)
 	return p;
 }
 
-/* liburcu 0.15's form: the load itself happens here. */
+/*
+ * The form that liburcu's development head (after 0.15.6) calls: the load
+ * happens here.
+ */
 URCU_EXPORT void *rcu_dereference_sym2(void **p)
 {
 	return quiesce_rcu_dereference(*p);

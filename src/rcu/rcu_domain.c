@@ -48,7 +48,12 @@
  *    stores to its counter continue the release sequence of its earlier
  *    release store, so the acquire load that saw NEW synchronizes with
  *    each of those exits: every load of those sections happens before the
- *    grace period ends.
+ *    grace period ends.  That is the rule of C11 and C17, the language we
+ *    build in; C++20 dropped a thread's later relaxed stores from its
+ *    release sequences.  The machines give the order either way: on
+ *    x86-64 every store is a release, and on arm64 a store is ordered
+ *    after an earlier store to the same address in program order (a local
+ *    write successor), as that release store is after its section's loads.
  *  - The section seen, and each later one, loaded the phase with acquire
  *    and read NEW or a later flip (R read NEW once; coherence forbids an
  *    older value after it).  That load synchronizes with start()'s
