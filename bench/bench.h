@@ -119,6 +119,34 @@ static inline uint64_t qb_deadline(const struct qb_options *opt, uint64_t start,
 	return start + (uint64_t)((double)opt->budget_ns * share);
 }
 
+/*
+ * The deadline of one run, planned to end at `share` of the budget from
+ * `start` and to take `run_share` of it: the planned end, or, when earlier
+ * runs ran over (a barrier that drains their callbacks, a wait that no
+ * deadline cuts), half the run's time from now.  Without that floor a run
+ * that starts late measures a handful of items, and its row measures its
+ * fixed costs rather than its rate, against a peer whose runs came later
+ * and were on time.  qb_not_before() applies the floor itself, for a run
+ * that sets up (allocates its objects) before it starts the clock.
+ */
+static inline uint64_t qb_not_before(uint64_t planned, uint64_t least_ns)
+{
+	uint64_t least = qb_now_ns() + least_ns;
+
+	return planned > least ? planned : least;
+}
+
+static inline uint64_t qb_run_floor_ns(const struct qb_options *opt, double run_share)
+{
+	return (uint64_t)((double)opt->budget_ns * run_share / 2);
+}
+
+static inline uint64_t qb_run_deadline(const struct qb_options *opt, uint64_t start, double share,
+				       double run_share)
+{
+	return qb_not_before(qb_deadline(opt, start, share), qb_run_floor_ns(opt, run_share));
+}
+
 /* Runs fn(arg_i) on n threads, released together; returns when all end. */
 void qb_run_threads(int n, void *(*fn)(void *), void *args, size_t arg_size);
 

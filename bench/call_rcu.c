@@ -252,7 +252,8 @@ static void throughput(const struct qb_options *opt, int threads, uint64_t start
 			long n;
 
 			rate[r] = run(flavors[f], threads, per_thread,
-				      qb_deadline(opt, start, THROUGHPUT_SHARE * ++run_index / runs),
+				      qb_run_deadline(opt, start, THROUGHPUT_SHARE * ++run_index / runs,
+						      THROUGHPUT_SHARE / runs),
 				      &n) / 1e6;
 			queued += n;
 		}
@@ -279,7 +280,8 @@ static void flood(const struct qb_options *opt, uint64_t start)
 
 		qb_progress(EXPERIMENT ": flood, %s", flavors[f]->name);
 		run(flavors[f], 2, per_thread,
-		    qb_deadline(opt, start, THROUGHPUT_SHARE + FLOOD_SHARE * (f + 1) / FLAVORS),
+		    qb_run_deadline(opt, start, THROUGHPUT_SHARE + FLOOD_SHARE * (f + 1) / FLAVORS,
+				    FLOOD_SHARE / FLAVORS),
 		    &queued);
 		pending = (double)atomic_load(&peak);
 		mib = pending * (double)QB_CB_OBJECT_BYTES / (1 << 20);
@@ -350,8 +352,9 @@ static void latency(const struct qb_options *opt, uint64_t start)
 		for (int r = 0; r < opt->repetitions; r++) {
 			struct latency_run run = {
 				.flavor = flavors[f],
-				.deadline = qb_deadline(opt, start,
-							base + LATENCY_SHARE * ++run_index / runs),
+				.deadline = qb_run_deadline(opt, start,
+							    base + LATENCY_SHARE * ++run_index / runs,
+							    LATENCY_SHARE / runs),
 			};
 
 			qb_run_threads(1, callback_latency, &run, sizeof(run));
@@ -370,7 +373,8 @@ static void latency(const struct qb_options *opt, uint64_t start)
 
 struct call_cost_run {
 	const struct qb_cb_flavor *flavor;
-	uint64_t deadline;
+	uint64_t deadline;	/* planned; the floor applies once the objects are allocated */
+	uint64_t floor_ns;
 	bool shared;		/* a reader reads each batch of objects first */
 	long calls;
 	double ns;
@@ -384,6 +388,7 @@ struct shared_objects {
 	long n;
 	atomic_long read;	/* objects [0, read) have been read */
 	atomic_long queued;	/* objects [0, queued) have been queued */
+	atomic_bool stopped;	/* the caller queues no more */
 };
 
 /*
@@ -397,14 +402,18 @@ static void *shared_reader(void *arg)
 	long sum = 0;
 
 	for (long b = 0; b < so->n; b += SHARED_BATCH) {
-		/* Woken by the caller's store of queued after its previous batch. */
-		while (atomic_load_explicit(&so->queued, memory_order_acquire) < b)
+		/* Woken by the caller's store of queued after its previous batch, or of stopped. */
+		while (atomic_load_explicit(&so->queued, memory_order_acquire) < b) {
+			if (atomic_load_explicit(&so->stopped, memory_order_relaxed))
+				goto out;
 			sched_yield();
+		}
 		for (long i = b; i < b + SHARED_BATCH && i < so->n; i++)
 			sum += *(volatile long *)so->objs[i];
 		/* Release: the reads above before the caller's stores into the batch. */
 		atomic_store_explicit(&so->read, b + SHARED_BATCH, memory_order_release);
 	}
+out:
 	__asm__ __volatile__("" : : "r"(sum));
 	return NULL;
 }
@@ -423,6 +432,7 @@ static long queue_shared(const struct qb_cb_flavor *flavor, void **objs, long n,
 
 	atomic_init(&so.read, 0);
 	atomic_init(&so.queued, 0);
+	atomic_init(&so.stopped, false);
 	pthread_create(&reader, NULL, shared_reader, &so);
 	for (b = 0; b < n; b += SHARED_BATCH) {
 		long end = b + SHARED_BATCH < n ? b + SHARED_BATCH : n;
@@ -442,8 +452,12 @@ static long queue_shared(const struct qb_cb_flavor *flavor, void **objs, long n,
 		/* Release: pairs with the reader's acquire of queued. */
 		atomic_store_explicit(&so.queued, end, memory_order_release);
 	}
-	/* Lets the reader finish: it reads the rest, which nobody queues. */
-	atomic_store_explicit(&so.queued, n, memory_order_release);
+	/*
+	 * Stops the reader, which would otherwise read the rest, which nobody
+	 * queues.  Relaxed: no data rides on the flag, and the join orders
+	 * the reader's last reads before the objects are freed.
+	 */
+	atomic_store_explicit(&so.stopped, true, memory_order_relaxed);
 	pthread_join(reader, NULL);
 	return b < n ? b : n;
 }
@@ -458,6 +472,7 @@ static void *call_cost(void *arg)
 	run->flavor->register_thread();
 	for (long i = 0; i < CALL_COST_CALLS; i++)
 		objs[i] = malloc(QB_CB_OBJECT_BYTES);
+	run->deadline = qb_not_before(run->deadline, run->floor_ns);
 	if (run->shared) {
 		uint64_t ns = 0;
 
@@ -509,9 +524,12 @@ static void call_costs(const struct qb_options *opt, int part, uint64_t start)
 							base + CALL_COST_SHARE * ++run_index / runs);
 
 			for (int i = 0; i < threads; i++)
-				all[i] = (struct call_cost_run){ .flavor = flavors[f],
-								 .deadline = deadline,
-								 .shared = shared };
+				all[i] = (struct call_cost_run){
+					.flavor = flavors[f],
+					.deadline = deadline,
+					.floor_ns = qb_run_floor_ns(opt, CALL_COST_SHARE / runs),
+					.shared = shared,
+				};
 			qb_run_threads(threads, call_cost, all, sizeof(all[0]));
 			flavors[f]->barrier();
 			ns[r] = 0;
@@ -559,7 +577,8 @@ static void per_cpu_throughput(const struct qb_options *opt, uint64_t start)
 			long n;
 
 			rate[r] = run(flavor, threads, per_thread,
-				      qb_deadline(opt, start, base + PER_CPU_SHARE * ++run_index / runs),
+				      qb_run_deadline(opt, start, base + PER_CPU_SHARE * ++run_index / runs,
+						      PER_CPU_SHARE / runs),
 				      &n) / 1e6;
 			queued += n;
 		}
@@ -658,8 +677,9 @@ static void barrier_over_workers(const struct qb_options *opt, uint64_t start)
 		for (int r = 0; r < opt->repetitions; r++) {
 			struct barrier_run run = {
 				.workers = w,
-				.deadline = qb_deadline(opt, start,
-							base + BARRIER_SHARE * ++run_index / runs),
+				.deadline = qb_run_deadline(opt, start,
+							    base + BARRIER_SHARE * ++run_index / runs,
+							    BARRIER_SHARE / runs),
 			};
 
 			qb_run_threads(1, barrier_rounds, &run, sizeof(run));
