@@ -50,6 +50,10 @@ struct qb_spread {
 struct qb_spread qb_record(const char *experiment, const char *subject,
 			   const char *metric, const char *unit,
 			   const double *samples, int n);
+/* qb_record() for a figure held to a goal of its own (">= 0.5"), printed after it. */
+struct qb_spread qb_record_goal(const char *experiment, const char *subject,
+				const char *metric, const char *unit,
+				const double *samples, int n, const char *goal);
 
 /*
  * Records the ratio of two figures recorded before (numerator / denominator

@@ -108,6 +108,13 @@ struct qb_spread qb_record(const char *experiment, const char *subject,
 			   const char *metric, const char *unit,
 			   const double *samples, int n)
 {
+	return qb_record_goal(experiment, subject, metric, unit, samples, n, NULL);
+}
+
+struct qb_spread qb_record_goal(const char *experiment, const char *subject,
+				const char *metric, const char *unit,
+				const double *samples, int n, const char *goal)
+{
 	double sorted[n > 0 ? n : 1];
 	struct qb_row *row = new_row(experiment, subject, metric, unit);
 
@@ -117,8 +124,10 @@ struct qb_spread qb_record(const char *experiment, const char *subject,
 	row->spread.min = sorted[0];
 	row->spread.max = sorted[n - 1];
 	row->spread.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-	printf("  %-44s %-22s %12.4g %-8s [%.4g .. %.4g]\n", subject, metric,
-	       row->spread.median, unit, row->spread.min, row->spread.max);
+	snprintf(row->goal, sizeof(row->goal), "%s", goal ? goal : "");
+	printf("  %-44s %-22s %12.4g %-8s [%.4g .. %.4g]%s%s\n", subject, metric,
+	       row->spread.median, unit, row->spread.min, row->spread.max,
+	       goal ? "  goal " : "", goal ? goal : "");
 	fflush(stdout);
 	return row->spread;
 }

@@ -45,7 +45,7 @@ struct rcuhash_table {
 	size_t mask;				/* buckets - 1 */
 	const struct quiesce_rcuhash_alloc *alloc;	/* where it came from; NULL: calloc() */
 	struct rcuhash_table *future;		/* the array a resize moves to */
-	size_t claimed;				/* next bucket to move */
+	size_t claimed;				/* buckets claimed for moving (move_batch()) */
 	size_t moved;				/* buckets moved */
 	struct quiesce_rcu_head rcu;
 	struct quiesce_rcuhash_node *buckets[];

@@ -9,12 +9,12 @@
  *           resize is still due.  One resize at a time: none is published
  *           while the current array has a future, nor while a walk is in
  *           progress (walks count themselves under resize_lock).
- *   move:   updaters claim old buckets with a fetch-and-add and move each
- *           (shrinking, with the other old buckets of its new bucket:
- *           move_group()) under its stripe lock, RCUHASH_MOVE_BATCH per
- *           update, so a resize of n buckets is done after n/8
- *           updates.  resize() and walk_start() claim every remaining
- *           bucket themselves.
+ *   move:   updaters claim runs of old buckets of one stripe with a
+ *           fetch-and-add and move each (shrinking, with the other old
+ *           buckets of its new bucket: move_group()) under the stripe's
+ *           lock, RCUHASH_MOVE_BATCH per update (run_length()), so a
+ *           resize of n buckets is done after n/8 updates.  resize() and
+ *           walk_start() claim every remaining bucket themselves.
  *   finish: whoever moves the last bucket (counted by an acq_rel
  *           fetch-and-add, so it sees every other mover's stores), or
  *           claims past the end and finds them all moved, makes the new
@@ -39,6 +39,17 @@
  * the lock, that the table still wants an array of that size: the table
  * may have changed meanwhile (another resize, a walk, more updates), and
  * an array no longer wanted is freed.
+ *
+ * The allocation also writes every page of the array once.  A large
+ * array comes from mmap() with no page mapped, and the first access to
+ * each page would otherwise be a move's load of a new bucket's head,
+ * which maps the shared zero page, and its store right after, which
+ * copies it: two faults a page, each under a stripe lock.  A fault costs
+ * about 10 us on the virtual machines we measure on, where a mix of
+ * lookups and updates on two CPUs made about twice the operations in the
+ * 40 ms after the table outgrew 64K buckets once the array was written
+ * first (docs/BENCHMARKS.md, "Resizes under updaters").  The moves write
+ * every page anyway, so the array holds no more memory for it.
  *
  * Triggers: an insert that leaves its stripe holding more than 1/64 of the
  * buckets sums the stripes and, if the table holds more elements than
@@ -260,29 +271,58 @@ static void try_finish(struct quiesce_rcuhash *ht, struct rcuhash_table *t,
 }
 
 /*
- * Moves up to max claims of buckets of t into f; in a read-side critical
- * section.  A bucket claimed after it moved (with another of its group,
- * or a second time: claims start over in the child of fork(),
- * rcuhash_fork.c) is found MOVED and not counted again.
+ * The buckets of t handed out by one claim: a run of one stripe's buckets,
+ * RCUHASH_MOVE_BATCH of them (fewer in an array of fewer than that many a
+ * stripe).  Claims count buckets, a run at a time, so a claim number c is
+ * a multiple of the run's length r; it names stripe s = (c / r) mod
+ * STRIPES, and that stripe's r buckets s + STRIPES * k from k = r * (c /
+ * (STRIPES * r)) on.  The first runs take every stripe's first r
+ * buckets, the next runs every stripe's next r, and each bucket has one
+ * claim number below the bucket count.  A run moves under one lock
+ * taking, with one claim and one count.  Claimed a bucket at a time, the
+ * stripe's lock, the claim counter and the moved counter each crossed
+ * between the movers' CPUs for every bucket, and a mix on two CPUs made
+ * half to three quarters of the operations while a resize ran
+ * (docs/BENCHMARKS.md, "Resizes under updaters").
+ */
+static size_t run_length(const struct rcuhash_table *t)
+{
+	size_t per_stripe = (t->mask + 1) / RCUHASH_STRIPES;
+
+	return per_stripe < RCUHASH_MOVE_BATCH ? per_stripe : RCUHASH_MOVE_BATCH;
+}
+
+/*
+ * Moves up to max buckets of t into f, a claimed run at a time; in a
+ * read-side critical section.  A bucket claimed after it moved (with
+ * another of its group, or a second time: claims start over in the child
+ * of fork(), rcuhash_fork.c) is found MOVED and not counted again.
  */
 static void move_batch(struct quiesce_rcuhash *ht, struct rcuhash_table *t,
 		       struct rcuhash_table *f, size_t max)
 {
-	for (size_t i = 0; i < max; i++) {
-		size_t b = __atomic_fetch_add(&t->claimed, 1, __ATOMIC_RELAXED);
-		struct rcuhash_stripe *s;
+	const size_t run = run_length(t);
+
+	for (size_t done = 0; done < max; done += run) {
+		size_t c = __atomic_fetch_add(&t->claimed, run, __ATOMIC_RELAXED);
+		size_t stripe = c / run % RCUHASH_STRIPES;
+		size_t first = stripe + RCUHASH_STRIPES * (c / (RCUHASH_STRIPES * run) * run);
+		struct rcuhash_stripe *s = &ht->stripes[stripe];
 		void (*hook)(void);
 		size_t moved = 0;
 		bool last;
 
-		if (b > t->mask) {
+		if (c > t->mask) {
 			try_finish(ht, t, f);
 			return;
 		}
-		s = &ht->stripes[b & (RCUHASH_STRIPES - 1)];
 		rcuhash_lock(ht, &s->lock);
-		if (QUIESCE_LOAD(&t->buckets[b]) != RCUHASH_MOVED)
-			moved = move_group(ht, t, b, f);
+		for (size_t i = 0; i < run; i++) {
+			size_t b = first + i * RCUHASH_STRIPES;
+
+			if (QUIESCE_LOAD(&t->buckets[b]) != RCUHASH_MOVED)
+				moved += move_group(ht, t, b, f);
+		}
 		/*
 		 * Counted under the stripe lock, with the moves (see finish at
 		 * the top).  acq_rel: the last mover acquires every other
@@ -319,12 +359,23 @@ static size_t resize_target(const struct quiesce_rcuhash *ht, const struct rcuha
 	return want != buckets ? want : 0;
 }
 
-/* A resize's array, allocated where the caller says (see the top). */
+/* Bucket heads a page holds, at the smallest page size (4 KiB). */
+#define HEADS_A_PAGE (4096 / sizeof(struct quiesce_rcuhash_node *))
+
+/*
+ * A resize's array, allocated where the caller says (see the top), with
+ * every page of it written once.  Not published yet: plain stores.
+ */
 static struct rcuhash_table *alloc_array(struct quiesce_rcuhash *ht, size_t buckets)
 {
 	struct rcuhash_table *f = quiesce_rcuhash_table_alloc(ht->p.alloc, buckets);
+	struct quiesce_rcuhash_node *volatile *heads = f->buckets;
 	void (*hook)(void) = QUIESCE_LOAD(&quiesce_test_rcuhash_alloc_hook);
 
+	/* Heads HEADS_A_PAGE apart, and the last: one in every page. */
+	for (size_t i = 0; i < buckets; i += HEADS_A_PAGE)
+		heads[i] = NULL;
+	heads[buckets - 1] = NULL;
 	if (QUIESCE_UNLIKELY(hook != NULL))
 		hook();
 	return f;
