@@ -86,6 +86,29 @@ static void downgrade_unlocked(void *arg)
 	downgrade_write(&sem);
 }
 
+/*
+ * The holder's count overwritten (here by a store, in the torture's busted
+ * control by a second writer's release): releasing would wrap the count,
+ * leaving a lock that looks held by nobody forever.
+ */
+static void up_write_on_lost_count(void *arg)
+{
+	struct rw_semaphore sem = RWSEM_INITIALIZER;
+
+	down_write(&sem);
+	__atomic_store_n(&sem.count, 0, __ATOMIC_RELAXED);
+	up_write(&sem);
+}
+
+static void downgrade_on_lost_count(void *arg)
+{
+	struct rw_semaphore sem = RWSEM_INITIALIZER;
+
+	down_write(&sem);
+	__atomic_store_n(&sem.count, 0, __ATOMIC_RELAXED);
+	downgrade_write(&sem);
+}
+
 static void *release_foreign_write(void *arg)
 {
 	up_write(arg);
@@ -226,6 +249,11 @@ int main(void)
 	check_child_aborts(down_read_under_write, NULL, "it would wait for itself");
 	check_child_aborts(downgrade_unlocked, NULL, "downgrade_write() on an rw_semaphore that is not write-locked");
 	check_child_aborts(up_write_by_other_thread, NULL, "does not hold the write lock");
+	check_child_aborts(up_write_on_lost_count, NULL,
+			   "up_write() by the thread that holds an rw_semaphore for writing, but its "
+			   "count (0) did not show the write lock");
+	check_child_aborts(downgrade_on_lost_count, NULL,
+			   "downgrade_write() by the thread that holds an rw_semaphore for writing");
 	check_child_aborts(up_read_beside_arriving_reader, NULL,
 			   "another thread holds for writing: this thread holds no read lock");
 	printf("rwsem misuse: ok\n");

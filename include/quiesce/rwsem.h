@@ -109,6 +109,8 @@ QUIESCE_API QUIESCE_COLD void quiesce_rwsem_up_read_slowpath(struct quiesce_rwse
 							     unsigned long old);
 QUIESCE_API QUIESCE_COLD void quiesce_rwsem_wake(struct quiesce_rwsem *sem);
 QUIESCE_API QUIESCE_COLD QUIESCE_NORETURN void quiesce_rwsem_bad_up_write(struct quiesce_rwsem *sem);
+QUIESCE_API QUIESCE_COLD QUIESCE_NORETURN void quiesce_rwsem_write_bit_lost(const char *op,
+									   unsigned long old);
 QUIESCE_API void quiesce_downgrade_write(struct quiesce_rwsem *sem);
 
 /* Passed as timeout_ns to the slow paths: wait as long as it takes. */
@@ -259,6 +261,14 @@ static inline void quiesce_up_write(struct quiesce_rwsem *sem)
 	 * next; pairs with the acquire in down_read() and down_write().
 	 */
 	old = __atomic_fetch_sub(&sem->count, QUIESCE_RWSEM_WRITER_LOCKED, __ATOMIC_RELEASE);
+	/*
+	 * The owner check passed, yet the count may not show the write lock:
+	 * the subtraction has then borrowed from the readers' bits or wrapped
+	 * past zero, and later callers would wait forever on a lock that
+	 * nobody holds.  Stop here instead.
+	 */
+	if (QUIESCE_UNLIKELY(!(old & QUIESCE_RWSEM_WRITER_LOCKED)))
+		quiesce_rwsem_write_bit_lost("up_write()", old);
 	/* A writer already woken will see this release when it tries the lock. */
 	if (QUIESCE_UNLIKELY((old & (QUIESCE_RWSEM_WAITERS | QUIESCE_RWSEM_WRITER_WOKEN)) ==
 			     QUIESCE_RWSEM_WAITERS))

@@ -716,6 +716,13 @@ void quiesce_rwsem_bad_up_write(struct quiesce_rwsem *sem)
 	quiesce_die("up_write() on an rw_semaphore that is not locked");
 }
 
+void quiesce_rwsem_write_bit_lost(const char *op, unsigned long old)
+{
+	quiesce_die("%s by the thread that holds an rw_semaphore for writing, but its count "
+		    "(%#lx) did not show the write lock: the count was overwritten, or a second "
+		    "writer was let in and released it", op, old);
+}
+
 void quiesce_downgrade_write(struct quiesce_rwsem *sem)
 {
 	struct wake_batch batch = { .n = 0 };
@@ -732,6 +739,9 @@ void quiesce_downgrade_write(struct quiesce_rwsem *sem)
 	 * pairs with the acquire in down_read() and mark_wake().
 	 */
 	old = __atomic_fetch_add(&sem->count, READER_BIAS - WRITER_LOCKED, __ATOMIC_RELEASE);
+	/* As in up_write(): a count without the write lock is now wrong. */
+	if (!(old & WRITER_LOCKED))
+		quiesce_rwsem_write_bit_lost("downgrade_write()", old);
 	if ((old & (WAITERS | WRITER_WOKEN)) == WAITERS) {
 		quiesce_rwsem_queue_lock(&sem->queue_lock);
 		mark_wake(sem, WAKE_READ_OWNED, &batch);

@@ -13,7 +13,8 @@ extern bool quiesce_rwsem_test_busted_writer;
 /*
  * Test hook, as above: a writer in the slow path ignores other writers and
  * takes the lock while one holds it (whose up_write() then aborts: the
- * owner is the other).  The torture's rwsem-busted-writers must catch it.
+ * owner is the other, or the count no longer shows the lock, which the
+ * other released).  The torture's rwsem-busted-writers must catch it.
  */
 extern bool quiesce_rwsem_test_busted_writers_share;
 
