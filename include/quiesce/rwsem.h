@@ -35,6 +35,9 @@
  *   that case is not detected.
  * - Releasing a lock that is not held, up_read() by the writer and
  *   up_write() on a read hold abort with a message naming the mistake.
+ *   So do up_write() and downgrade_write() by the owner when the count
+ *   does not show the write lock (the semaphore overwritten while held),
+ *   rather than wrap the count into a lock that nobody can take again.
  *   These checks are always on: they cost no atomic operation.  Read
  *   holds are counted, not named: an up_read() without a hold while other
  *   threads hold read locks releases one of theirs, unnoticed.
