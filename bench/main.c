@@ -466,27 +466,69 @@ const char *qb_kernel_knob(const char *name)
 	return value;
 }
 
-static void print_machine(void)
+/*
+ * The value of cpuinfo's field `key` ("key<tabs>: value") in line, or NULL
+ * for another field; the newline is cut off.
+ */
+static char *cpuinfo_value(char *line, const char *key)
 {
-	char model[256] = "unknown";
-	char line[512];
-	struct utsname uts;
+	size_t n = strlen(key);
+	char *value;
+
+	if (strncmp(line, key, n))
+		return NULL;
+	value = line + n + strspn(line + n, " \t");	/* "model" is not "model name" */
+	if (*value != ':')
+		return NULL;
+	value += 1 + strspn(value + 1, " ");
+	value[strcspn(value, "\n")] = '\0';
+	return value;
+}
+
+/*
+ * The first CPU's brand and, since a virtual machine's brand ("AMD EPYC")
+ * does not say which core the host lends it, its family and model (x86)
+ * or implementer and part (arm64): what a read pair costs depends on the
+ * core (docs/BENCHMARKS.md, "How to read it").
+ */
+static void cpu_identity(char *out, size_t size)
+{
+	char brand[200] = "unknown", family[16] = "", model[16] = "";
+	char implementer[16] = "", part[16] = "", line[4096], *v;	/* x86's "flags" is long */
 	FILE *f = fopen("/proc/cpuinfo", "r");
-	long membarrier = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
 
-	while (f && fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "model name", 10)) {
-			char *colon = strchr(line, ':');
-
-			snprintf(model, sizeof(model), "%.200s", colon ? colon + 2 : line);
-			model[strcspn(model, "\n")] = '\0';
-			break;
-		}
+	/* The first processor's block ends at the first empty line. */
+	while (f && fgets(line, sizeof(line), f) && line[0] != '\n') {
+		if ((v = cpuinfo_value(line, "model name")))
+			snprintf(brand, sizeof(brand), "%s", v);
+		else if ((v = cpuinfo_value(line, "cpu family")))
+			snprintf(family, sizeof(family), "%s", v);
+		else if ((v = cpuinfo_value(line, "model")))
+			snprintf(model, sizeof(model), "%s", v);
+		else if ((v = cpuinfo_value(line, "CPU implementer")))
+			snprintf(implementer, sizeof(implementer), "%s", v);
+		else if ((v = cpuinfo_value(line, "CPU part")))
+			snprintf(part, sizeof(part), "%s", v);
 	}
 	if (f)
 		fclose(f);
+	if (family[0])
+		snprintf(out, size, "%s (family %s, model %s)", brand, family, model);
+	else if (implementer[0])
+		snprintf(out, size, "%s (implementer %s, part %s)", brand, implementer, part);
+	else
+		snprintf(out, size, "%s", brand);
+}
+
+static void print_machine(void)
+{
+	char cpu[256];
+	struct utsname uts;
+	long membarrier = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	cpu_identity(cpu, sizeof(cpu));
 	uname(&uts);
-	printf("machine: %s, %ld online CPUs, %s %s %s\n", model,
+	printf("machine: %s, %ld online CPUs, %s %s %s\n", cpu,
 	       sysconf(_SC_NPROCESSORS_ONLN), uts.sysname, uts.release, uts.machine);
 	printf("membarrier: %s; grace-period backend: %s\n",
 	       membarrier < 0 ? "unavailable" :

@@ -179,7 +179,14 @@ pair() {	# program label field_a field_b args...
 	echo
 }
 
-echo "rcu_expedited=$(cat /sys/kernel/rcu_expedited 2>/dev/null || echo '?'); $(nproc) CPUs; ${secs} s a run"
+# The first CPU as quiesce-bench names it: a virtual machine's brand does
+# not say which core its host lends it.
+cpu=$(awk -F': *' '/^model name/ { b = $2 } /^cpu family/ { f = $2 } /^model\t/ { m = $2 }
+	/^CPU implementer/ { i = $2 } /^CPU part/ { p = $2 } /^$/ { exit }
+	END { printf "%s", b != "" ? b : "unknown"
+	      if (f != "") printf " (family %s, model %s)", f, m
+	      else if (i != "") printf " (implementer %s, part %s)", i, p }' /proc/cpuinfo)
+echo "rcu_expedited=$(cat /sys/kernel/rcu_expedited 2>/dev/null || echo '?'); $(nproc) CPUs, $cpu; ${secs} s a run"
 probe=
 n=$reps how=best
 echo "best of $n runs a side:"
